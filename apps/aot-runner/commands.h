@@ -1,0 +1,22 @@
+// Each aot-runner subcommand lives in its own cmd_<name>.cpp and registers itself on the app here.
+// A command's callback throws aotune::Error for user errors; main() prints them and sets the exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace aotune::cli {
+
+// Exit codes shared by every command (documented in `aot-runner --help` and docs/USAGE.md).
+enum ExitCode : int {
+  kOk = 0,
+  kFailure = 1,         // the command ran and found a problem (verify failed, a check failed)
+  kUsage = 2,           // bad command line or bad input file
+  kNoGpu = 3,           // the command needs a GPU and none is usable
+  kInternal = 4,        // unexpected error (a bug: please report it)
+};
+
+void register_list(CLI::App& app);
+void register_tune(CLI::App& app);
+void register_merge(CLI::App& app);
+
+}  // namespace aotune::cli

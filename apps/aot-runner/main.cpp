@@ -1,0 +1,55 @@
+// aot-runner: the one CLI over aotune (list kernels, tune, merge, ...).
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "apps/aot-runner/commands.h"
+#include "kernels/common/errors.h"
+
+namespace {
+
+constexpr const char* kFooter = R"(Exit codes: 0 ok, 1 check failed, 2 bad usage or input, 3 no GPU, 4 internal error.
+Run 'aot-runner <command> --help' for a command's options and an example.)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"aot-runner: ahead-of-time autotuning and heuristic generation for CUDA kernels"};
+  app.footer(kFooter);
+  app.require_subcommand(1);
+  int verbosity = 0;
+  bool quiet = false;
+  app.add_flag("-v,--verbose", verbosity, "More log output (-vv for trace)");
+  app.add_flag("-q,--quiet", quiet, "Only warnings and errors");
+  app.parse_complete_callback([&] {
+    spdlog::set_level(quiet ? spdlog::level::warn
+                            : verbosity >= 2 ? spdlog::level::trace
+                            : verbosity == 1 ? spdlog::level::debug
+                                             : spdlog::level::info);
+  });
+  spdlog::set_pattern("%^[%l]%$ %v");
+
+  aotune::cli::register_list(app);
+  aotune::cli::register_tune(app);
+  aotune::cli::register_merge(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? aotune::cli::kOk : aotune::cli::kUsage;
+  } catch (const aotune::InvalidArgument& e) {
+    spdlog::error("{}", e.what());
+    return aotune::cli::kUsage;
+  } catch (const aotune::CudaError& e) {
+    spdlog::error("{}", e.what());
+    return aotune::cli::kFailure;
+  } catch (const aotune::Error& e) {
+    spdlog::error("{}", e.what());
+    return aotune::cli::kFailure;
+  } catch (const std::exception& e) {
+    spdlog::error("internal error: {}", e.what());
+    return aotune::cli::kInternal;
+  }
+  return aotune::cli::kOk;
+}

@@ -1,0 +1,117 @@
+// Config space, ids, JSON, legality and host-side validation of causal_trailing_mean.
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
+
+#include "kernels/causal_trailing_mean/causal_trailing_mean.h"
+#include "kernels/causal_trailing_mean/causal_trailing_mean_launch.h"
+#include "kernels/common/errors.h"
+
+namespace aotune::causal_trailing_mean {
+
+namespace {
+
+const char* unit_name(Unit u) { return u == Unit::block ? "block" : "warp"; }
+
+Unit parse_unit(const std::string& s) {
+  if (s == "block") return Unit::block;
+  if (s == "warp") return Unit::warp;
+  throw InvalidArgument("unknown causal_trailing_mean unit '" + s + "' (expected block or warp)");
+}
+
+std::string pointer_text(const void* p) {
+  std::ostringstream os;
+  os << p;
+  return os.str();
+}
+
+}  // namespace
+
+const std::vector<Config>& config_space() {
+  // Block units for long rows, warp units (several rows per block) for short ones; segments of one
+  // tile give the most parallelism, whole rows read nothing twice, 8 tiles sit between.
+  static const std::vector<Config> space = [] {
+    std::vector<Config> s;
+    for (int threads : {128, 256})
+      for (int items : {1, 2, 4, 8, 16})
+        for (int seg_tiles : {1, 8, 0}) s.push_back({Unit::block, threads, items, seg_tiles});
+    for (int threads : {128, 256})
+      for (int items : {1, 2, 4, 8})
+        for (int seg_tiles : {1, 0}) s.push_back({Unit::warp, threads, items, seg_tiles});
+    return s;
+  }();
+  return space;
+}
+
+std::string config_id(const Config& c) {
+  return std::string(unit_name(c.unit)) + ".t" + std::to_string(c.threads) + ".i" +
+         std::to_string(c.items) + (c.seg_tiles == 0 ? ".row" : ".s" + std::to_string(c.seg_tiles));
+}
+
+nlohmann::json to_json(const Config& c) {
+  return {{"unit", unit_name(c.unit)},
+          {"threads", c.threads},
+          {"items", c.items},
+          {"seg_tiles", c.seg_tiles}};
+}
+
+Config config_from_json(const nlohmann::json& j) {
+  try {
+    return {parse_unit(j.at("unit").get<std::string>()), j.at("threads").get<int>(),
+            j.at("items").get<int>(), j.at("seg_tiles").get<int>()};
+  } catch (const nlohmann::json::exception& e) {
+    throw InvalidArgument("causal_trailing_mean config " + j.dump() + " is malformed: " + e.what());
+  }
+}
+
+void validate(const Problem& p) {
+  const std::string op = "causal_trailing_mean";
+  if (p.B < 0) throw InvalidArgument(op + ": B must be >= 0, got " + std::to_string(p.B));
+  if (p.D < 0) throw InvalidArgument(op + ": D must be >= 0, got " + std::to_string(p.D));
+  if (p.T < 0) throw InvalidArgument(op + ": T must be >= 0, got " + std::to_string(p.T));
+  if (p.cf < 1) throw InvalidArgument(op + ": window cf must be >= 1, got " + std::to_string(p.cf));
+  int64_t rows = 0, elems = 0, bytes = 0;
+  if (__builtin_mul_overflow(p.B, p.D, &rows) || __builtin_mul_overflow(rows, p.T, &elems) ||
+      __builtin_mul_overflow(elems, static_cast<int64_t>(dtype_size(p.dtype)), &bytes)) {
+    throw InvalidArgument(op + ": B*D*T elements of " + std::to_string(dtype_size(p.dtype)) +
+                          " bytes overflow int64: B=" + std::to_string(p.B) +
+                          ", D=" + std::to_string(p.D) + ", T=" + std::to_string(p.T));
+  }
+  if (elems == 0) return;
+  if (p.x == nullptr) {
+    throw InvalidArgument(op + ": x is a null pointer with B*D*T=" + std::to_string(elems));
+  }
+  if (p.out == nullptr) {
+    throw InvalidArgument(op + ": out is a null pointer with B*D*T=" + std::to_string(elems));
+  }
+  const auto x0 = reinterpret_cast<std::uintptr_t>(p.x);
+  const auto o0 = reinterpret_cast<std::uintptr_t>(p.out);
+  const auto n = static_cast<std::uintptr_t>(bytes);
+  if (x0 < o0 + n && o0 < x0 + n) {
+    throw InvalidArgument(op + ": out=" + pointer_text(p.out) + " overlaps x=" + pointer_text(p.x) +
+                          " (" + std::to_string(bytes) +
+                          " bytes each); in place is not supported because windows re-read x");
+  }
+}
+
+Legality supports(const Config& c, const Problem& p) {
+  if (!detail::has_instance(c)) {
+    return Legality::no("no compiled kernel for " + config_id(c) +
+                        " (threads 128|256, items 1|2|4|8|16 for block units and up to 8 for "
+                        "warp units, seg_tiles 0.." + std::to_string(detail::kMaxSegTiles) + ")");
+  }
+  if (p.B == 0 || p.D == 0 || p.T == 0) return Legality::yes();  // nothing to launch
+  const int64_t seg = detail::segment_length(c, p.T);
+  const int64_t window = std::min(p.cf, p.T);
+  if (seg < p.T && window > detail::kMaxHaloRatio * seg) {
+    return Legality::no("halo of min(cf,T)=" + std::to_string(window) + " elements exceeds " +
+                        std::to_string(detail::kMaxHaloRatio) + "x the segment length " +
+                        std::to_string(seg) + " (redundant reads; longer segments win)");
+  }
+  return Legality::yes();
+}
+
+std::size_t workspace_bytes(const Config& /*c*/, const Problem& /*p*/) { return 0; }
+
+}  // namespace aotune::causal_trailing_mean

@@ -1,0 +1,9 @@
+// causal_trailing_mean kernels instantiated for bf16 storage.
+#include "kernels/causal_trailing_mean/causal_trailing_mean_kernels.cuh"
+#include "kernels/causal_trailing_mean/causal_trailing_mean_launch.h"
+
+namespace aotune::causal_trailing_mean::detail {
+
+void launch_bf16(const Config& c, const Problem& p, cudaStream_t stream) { launch_typed<__nv_bfloat16>(c, p, stream); }
+
+}  // namespace aotune::causal_trailing_mean::detail

@@ -1,0 +1,25 @@
+// Host-side inputs and outputs: random values rounded to the storage type, kept as float64 for the
+// reference, and conversion to and from the bytes the device sees.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "kernels/common/dtype.h"
+
+namespace aotune {
+
+// Values drawn uniformly from [mean - spread, mean + spread], then rounded to `dtype` so the
+// float64 reference sees exactly what the kernel reads.
+std::vector<double> random_values(std::size_t n, DType dtype, std::mt19937_64& rng, double mean = 0.0,
+                                  double spread = 1.0);
+
+std::vector<std::byte> encode(const std::vector<double>& values, DType dtype);
+std::vector<double> decode(const std::vector<std::byte>& bytes, DType dtype);
+
+// Offsets as bytes of the index type.
+std::vector<std::byte> encode_index(const std::vector<int64_t>& values, IndexType type);
+
+}  // namespace aotune

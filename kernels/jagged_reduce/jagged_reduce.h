@@ -1,0 +1,77 @@
+// jagged_sum and jagged_mean: per-row reductions of a jagged 2-D tensor, one implementation.
+//   values [nnz, M] row-major, offsets [B+1] -> out [B, M]
+//   sum:  out[b, :]   = sum of values[offsets[b] : offsets[b+1], :]
+//   mean: out[b, :fc] = that sum / row length, with fc = feature_counts[b] (in [0, M]);
+//         columns >= fc and empty rows are exactly 0 (Helion's jagged_mean semantics).
+// Accumulation is fp32 for every storage type. Every Config computes the same function.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/common/dtype.h"
+#include "kernels/common/tunable_kernel.h"
+
+namespace aotune::jagged_reduce {
+
+enum class Op { sum, mean };
+
+enum class Strategy {
+  block_row,  // one block per (row, column tile); threads split the row's elements, then reduce
+  group_row,  // one group of <= 32 lanes per row, many rows per block: short rows, many of them
+  nnz_split,  // blocks take equal slices of all nnz elements, fp32 atomics + finalize: skewed rows
+};
+
+struct Config {
+  Strategy strategy = Strategy::block_row;
+  int threads = 256;  // threads per block
+  int vec = 1;        // elements per load along M (vec * sizeof(T) <= 16)
+  int chunk = 0;      // nnz_split only: values elements (rows*M) per block; 0 otherwise
+  friend bool operator==(const Config&, const Config&) = default;
+};
+
+struct Problem {
+  Op op = Op::sum;
+  int64_t B = 0;
+  int64_t M = 0;
+  int64_t nnz = 0;
+  DType dtype = DType::f32;
+  IndexType index = IndexType::i64;
+  const void* values = nullptr;          // [nnz, M] of dtype
+  const void* offsets = nullptr;         // [B+1] of index
+  const void* feature_counts = nullptr;  // mean only, [B] of index; null means M for every row
+  void* out = nullptr;                   // [B, M] of dtype
+};
+
+// The config space in its stable order (the index is the config's number in results databases).
+const std::vector<Config>& config_space();
+std::string config_id(const Config& c);
+nlohmann::json to_json(const Config& c);
+Config config_from_json(const nlohmann::json& j);
+
+// Host-side checks of sizes and pointers; throws InvalidArgument naming the problem and the value.
+void validate(const Problem& p);
+// Device-side checks of offsets (and feature counts); opt-in, synchronises the stream.
+void validate_device_data(const Problem& p, cudaStream_t stream);
+
+Legality supports(const Config& c, const Problem& p);
+// Scratch memory a config needs (16-byte aligned); pass at least this many bytes to launch().
+std::size_t workspace_bytes(const Config& c, const Problem& p);
+// Enqueues the op on `stream`. Requires supports(c, p).ok and validate(p) to have passed.
+void launch(const Config& c, const Problem& p, void* workspace, cudaStream_t stream);
+
+// Heuristic features from what a caller knows for free. The one definition used by training,
+// generated headers and run-time dispatch alike.
+Features features(DType dtype, int64_t B, int64_t M, int64_t nnz, int64_t max_len);
+
+// Float64 reference on host data. `fc` empty means M for every row.
+std::vector<double> reference(Op op, const std::vector<double>& values, const std::vector<int64_t>& offsets,
+                              const std::vector<int64_t>& fc, int64_t M);
+
+}  // namespace aotune::jagged_reduce

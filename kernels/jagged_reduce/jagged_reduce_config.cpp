@@ -1,0 +1,141 @@
+// Config space, ids, JSON, legality and host-side validation of jagged_sum / jagged_mean.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "kernels/common/errors.h"
+#include "kernels/common/offsets_check.h"
+#include "kernels/jagged_reduce/jagged_reduce.h"
+
+namespace aotune::jagged_reduce {
+
+namespace {
+
+const char* strategy_name(Strategy s) {
+  switch (s) {
+    case Strategy::block_row: return "block_row";
+    case Strategy::group_row: return "group_row";
+    case Strategy::nnz_split: return "nnz_split";
+  }
+  return "?";
+}
+
+Strategy parse_strategy(const std::string& s) {
+  if (s == "block_row") return Strategy::block_row;
+  if (s == "group_row") return Strategy::group_row;
+  if (s == "nnz_split") return Strategy::nnz_split;
+  throw InvalidArgument("unknown jagged_reduce strategy '" + s + "'");
+}
+
+bool aligned(const void* p, std::size_t bytes) {
+  return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
+}
+
+}  // namespace
+
+const std::vector<Config>& config_space() {
+  static const std::vector<Config> space = [] {
+    std::vector<Config> s;
+    for (int threads : {128, 256, 512})
+      for (int vec : {1, 2, 4, 8}) s.push_back({Strategy::block_row, threads, vec, 0});
+    for (int threads : {64, 128, 256})
+      for (int vec : {1, 2, 4, 8}) s.push_back({Strategy::group_row, threads, vec, 0});
+    for (int chunk : {16384, 65536, 262144})
+      for (int vec : {1, 2, 4, 8}) s.push_back({Strategy::nnz_split, 256, vec, chunk});
+    return s;
+  }();
+  return space;
+}
+
+std::string config_id(const Config& c) {
+  std::string id = std::string(strategy_name(c.strategy)) + ".t" + std::to_string(c.threads) + ".v" +
+                   std::to_string(c.vec);
+  if (c.strategy == Strategy::nnz_split) id += ".c" + std::to_string(c.chunk);
+  return id;
+}
+
+nlohmann::json to_json(const Config& c) {
+  return {{"strategy", strategy_name(c.strategy)}, {"threads", c.threads}, {"vec", c.vec}, {"chunk", c.chunk}};
+}
+
+Config config_from_json(const nlohmann::json& j) {
+  return {parse_strategy(j.at("strategy").get<std::string>()), j.at("threads").get<int>(),
+          j.at("vec").get<int>(), j.value("chunk", 0)};
+}
+
+void validate(const Problem& p) {
+  const std::string op = p.op == Op::sum ? "jagged_sum" : "jagged_mean";
+  if (p.B < 0) throw InvalidArgument(op + ": B must be >= 0, got " + std::to_string(p.B));
+  if (p.M < 1) throw InvalidArgument(op + ": M must be >= 1, got " + std::to_string(p.M));
+  if (p.nnz < 0) throw InvalidArgument(op + ": nnz must be >= 0, got " + std::to_string(p.nnz));
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (p.nnz > kMax / p.M) {
+    throw InvalidArgument(op + ": nnz*M overflows int64: nnz=" + std::to_string(p.nnz) + ", M=" + std::to_string(p.M));
+  }
+  if (p.B > kMax / p.M) {
+    throw InvalidArgument(op + ": B*M overflows int64: B=" + std::to_string(p.B) + ", M=" + std::to_string(p.M));
+  }
+  if (p.index == IndexType::i32 && p.nnz > std::numeric_limits<int32_t>::max()) {
+    throw InvalidArgument(op + ": nnz=" + std::to_string(p.nnz) + " does not fit int32 offsets");
+  }
+  if (p.offsets == nullptr) throw InvalidArgument(op + ": offsets is a null pointer (B+1=" + std::to_string(p.B + 1) + " entries expected)");
+  if (p.values == nullptr && p.nnz > 0) throw InvalidArgument(op + ": values is a null pointer with nnz=" + std::to_string(p.nnz));
+  if (p.out == nullptr && p.B > 0) throw InvalidArgument(op + ": out is a null pointer with B=" + std::to_string(p.B));
+  if (p.op == Op::sum && p.feature_counts != nullptr) {
+    throw InvalidArgument("jagged_sum takes no feature_counts (they belong to jagged_mean)");
+  }
+}
+
+Legality supports(const Config& c, const Problem& p) {
+  const std::size_t s = dtype_size(p.dtype);
+  if (c.vec * s > 16) {
+    return Legality::no("vec=" + std::to_string(c.vec) + " x " + std::to_string(s) + " bytes exceeds 16-byte loads");
+  }
+  if (c.vec > 1) {
+    if (p.M % c.vec != 0) {
+      return Legality::no("M=" + std::to_string(p.M) + " is not a multiple of vec=" + std::to_string(c.vec));
+    }
+    if (!aligned(p.values, c.vec * s) || !aligned(p.out, c.vec * s)) {
+      return Legality::no("values or out not aligned to " + std::to_string(c.vec * s) + " bytes");
+    }
+  }
+  const int64_t lanes = (p.M + c.vec - 1) / c.vec;
+  const int64_t tx = std::min<int64_t>(c.strategy == Strategy::group_row ? 32 : c.threads, lanes);
+  const int64_t col_tiles = (lanes + tx - 1) / tx;
+  if (col_tiles > 65535) return Legality::no("M=" + std::to_string(p.M) + " needs more than 65535 column tiles");
+  if (c.strategy == Strategy::nnz_split) {
+    const int64_t rows_per_chunk = std::max<int64_t>(1, c.chunk / p.M);
+    if ((p.nnz + rows_per_chunk - 1) / rows_per_chunk > std::numeric_limits<int32_t>::max()) {
+      return Legality::no("nnz=" + std::to_string(p.nnz) + " needs more than 2^31-1 chunks");
+    }
+  }
+  return Legality::yes();
+}
+
+std::size_t workspace_bytes(const Config& c, const Problem& p) {
+  if (c.strategy != Strategy::nnz_split) return 0;
+  return static_cast<std::size_t>(p.B * p.M) * sizeof(float);
+}
+
+}  // namespace aotune::jagged_reduce
+
+namespace aotune::jagged_reduce {
+
+Features features(DType dtype, int64_t B, int64_t M, int64_t nnz, int64_t max_len) {
+  const double avg = B > 0 ? static_cast<double>(nnz) / static_cast<double>(B) : 0.0;
+  const double bytes = static_cast<double>(nnz + B) * static_cast<double>(M) * static_cast<double>(dtype_size(dtype));
+  return {
+      {"elem_bytes", static_cast<double>(dtype_size(dtype))},
+      {"B", static_cast<double>(B)},
+      {"M", static_cast<double>(M)},
+      {"nnz", static_cast<double>(nnz)},
+      {"max_len", static_cast<double>(max_len)},
+      {"avg_len", avg},
+      {"skew", avg > 0 ? static_cast<double>(max_len) / avg : 0.0},
+      {"log2_bytes", std::log2(bytes + 1.0)},
+      {"m_mod_8", static_cast<double>(M % 8)},
+  };
+}
+
+}  // namespace aotune::jagged_reduce

@@ -1,0 +1,194 @@
+// Registry adapter for jagged_sum / jagged_mean: shape specs, workloads and test shapes.
+// Shape spec: the jagged fields of JaggedShape plus "M", and for jagged_mean "fc": "full" | "random".
+#include "kernels/jagged_reduce/jagged_reduce_kernel.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+
+#include "kernels/common/host_data.h"
+#include "kernels/common/jagged_shape.h"
+#include "kernels/common/shape_spec.h"
+#include "kernels/common/workload_base.h"
+#include "kernels/jagged_reduce/jagged_reduce.h"
+#include "source_hashes.h"
+
+namespace aotune {
+
+namespace {
+
+using jagged_reduce::Op;
+
+struct ReduceShape {
+  JaggedShape jagged;
+  int64_t M = 0;
+  bool random_fc = false;
+};
+
+ReduceShape parse_shape(Op op, const nlohmann::json& spec) {
+  ReduceShape s;
+  s.M = spec_int(spec, "M", std::nullopt, 1, 1 << 20);
+  s.jagged = JaggedShape::parse(spec, int64_t{1} << 40, s.M);
+  checked_mul(s.jagged.B, s.M, "B * M");
+  const std::string fc = spec_string(spec, "fc", op == Op::mean ? "random" : "full");
+  if (fc != "full" && fc != "random") throw InvalidArgument("shape field 'fc' must be \"full\" or \"random\", got \"" + fc + "\"");
+  if (op == Op::sum && fc != "full") throw InvalidArgument("jagged_sum has no feature counts: 'fc' must be \"full\"");
+  s.random_fc = fc == "random";
+  return s;
+}
+
+// Fake pointers with the workload's alignment: supports() only looks at alignment.
+jagged_reduce::Problem problem_for_legality(Op op, const ReduceShape& s) {
+  jagged_reduce::Problem p;
+  p.op = op;
+  p.B = s.jagged.B;
+  p.M = s.M;
+  p.nnz = s.jagged.nnz;
+  p.dtype = s.jagged.dtype;
+  p.index = s.jagged.index;
+  p.values = reinterpret_cast<const void*>(std::uintptr_t{256} + s.jagged.misalign * dtype_size(s.jagged.dtype));
+  p.offsets = reinterpret_cast<const void*>(std::uintptr_t{256});
+  p.out = reinterpret_cast<void*>(std::uintptr_t{256});
+  return p;
+}
+
+ProblemInfo describe_shape(Op op, const nlohmann::json& spec) {
+  const ReduceShape s = parse_shape(op, spec);
+  ProblemInfo info;
+  info.shape = spec;
+  s.jagged.normalise_into(info.shape);
+  info.shape["M"] = s.M;
+  if (op == Op::mean) info.shape["fc"] = s.random_fc ? "random" : "full";
+  info.features = jagged_reduce::features(s.jagged.dtype, s.jagged.B, s.M, s.jagged.nnz, s.jagged.max_len);
+  const double es = static_cast<double>(dtype_size(s.jagged.dtype));
+  info.bytes_moved = static_cast<double>(s.jagged.nnz) * s.M * es +
+                     static_cast<double>(s.jagged.B + 1) * index_size(s.jagged.index) +
+                     static_cast<double>(s.jagged.B) * s.M * es;
+  const jagged_reduce::Problem p = problem_for_legality(op, s);
+  for (const auto& c : jagged_reduce::config_space()) info.legality.push_back(jagged_reduce::supports(c, p));
+  return info;
+}
+
+class ReduceWorkload final : public WorkloadBase {
+ public:
+  ReduceWorkload(ProblemInfo info, jagged_reduce::Problem problem, std::vector<PlacedBuffer> inputs,
+                 std::vector<double> ref, std::vector<double> scale)
+      : WorkloadBase(std::move(info), problem.dtype, static_cast<std::size_t>(problem.B * problem.M), std::move(ref),
+                     std::move(scale)),
+        problem_(problem),
+        inputs_(std::move(inputs)) {
+    problem_.out = out();
+  }
+
+  void launch(std::size_t index, cudaStream_t stream) override {
+    const auto& c = jagged_reduce::config_space().at(index);
+    jagged_reduce::launch(c, problem_, workspace(jagged_reduce::workspace_bytes(c, problem_)), stream);
+  }
+
+ private:
+  jagged_reduce::Problem problem_;
+  std::vector<PlacedBuffer> inputs_;
+};
+
+std::unique_ptr<Workload> make_reduce_workload(Op op, const nlohmann::json& spec) {
+  ProblemInfo info = describe_shape(op, spec);
+  const ReduceShape s = parse_shape(op, spec);
+  const JaggedShape& j = s.jagged;
+  std::mt19937_64 rng(j.seed);
+  const std::vector<double> values = random_values(static_cast<std::size_t>(j.nnz * s.M), j.dtype, rng);
+  std::vector<int64_t> fc;
+  if (op == Op::mean) {
+    fc.resize(static_cast<std::size_t>(j.B), s.M);
+    if (s.random_fc) {
+      for (auto& f : fc) f = static_cast<int64_t>(rng() % static_cast<uint64_t>(s.M + 1));
+    }
+  }
+  std::vector<double> ref = jagged_reduce::reference(op, values, j.offsets, fc, s.M);
+  // Error scale: the reference of |values| (sum of magnitudes that were combined).
+  std::vector<double> abs_values(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) abs_values[i] = std::abs(values[i]);
+  std::vector<double> scale = jagged_reduce::reference(op, abs_values, j.offsets, fc, s.M);
+
+  std::vector<PlacedBuffer> inputs;
+  const auto value_bytes = encode(values, j.dtype);
+  inputs.push_back(upload_placed(value_bytes.data(), value_bytes.size(), j.misalign * dtype_size(j.dtype)));
+  const auto offset_bytes = encode_index(j.offsets, j.index);
+  inputs.push_back(upload_placed(offset_bytes.data(), offset_bytes.size(), 0));
+  jagged_reduce::Problem p = problem_for_legality(op, s);
+  p.values = inputs[0].ptr;
+  p.offsets = inputs[1].ptr;
+  if (op == Op::mean) {
+    const auto fc_bytes = encode_index(fc, j.index);
+    inputs.push_back(upload_placed(fc_bytes.data(), fc_bytes.size(), 0));
+    p.feature_counts = inputs[2].ptr;
+  }
+  return std::make_unique<ReduceWorkload>(std::move(info), p, std::move(inputs), std::move(ref), std::move(scale));
+}
+
+std::vector<nlohmann::json> reduce_test_shapes(Op op) {
+  const std::vector<nlohmann::json> base = {
+      {{"B", 0}, {"M", 16}, {"len", 4}},
+      {{"B", 1}, {"M", 8}, {"len", 0}, {"dist", "fixed"}},
+      {{"B", 300}, {"M", 64}, {"len", 20}, {"dist", "many_empty"}},
+      {{"B", 64}, {"M", 32}, {"len", 2000}, {"dist", "one_huge"}},
+      {{"B", 500}, {"M", 128}, {"len", 50}, {"dist", "powerlaw"}},
+      {{"B", 1000}, {"M", 1}, {"len", 30}},
+      {{"B", 200}, {"M", 7}, {"len", 40}, {"dist", "tritonbench"}},
+      {{"B", 100}, {"M", 6}, {"len", 33}},
+      {{"B", 90}, {"M", 64}, {"len", 25}, {"misalign", 1}},
+      {{"B", 70}, {"M", 48}, {"len", 25}, {"misalign", 2}},
+      {{"B", 16}, {"M", 1024}, {"len", 100}},
+      {{"B", 3}, {"M", 2000}, {"len", 5000}, {"dist", "fixed"}},
+  };
+  std::vector<nlohmann::json> shapes;
+  uint64_t seed = 11;
+  for (const auto& b : base) {
+    for (const char* dtype : {"f32", "bf16", "f16"}) {
+      for (const char* index : {"i32", "i64"}) {
+        nlohmann::json s = b;
+        s["dtype"] = dtype;
+        s["index"] = index;
+        s["seed"] = seed++;
+        shapes.push_back(s);
+      }
+    }
+  }
+  (void)op;
+  return shapes;
+}
+
+class JaggedReduceKernel final : public TunableKernel {
+ public:
+  explicit JaggedReduceKernel(Op op) : op_(op) {}
+  std::string_view name() const override { return op_ == Op::sum ? "jagged_sum" : "jagged_mean"; }
+  std::string_view summary() const override {
+    return op_ == Op::sum ? "values[nnz,M], offsets[B+1] -> per-row sums out[B,M]"
+                          : "values[nnz,M], offsets[B+1], feature_counts[B] -> per-row means out[B,M] (0 past fc)";
+  }
+  std::string_view source_hash() const override { return source_hashes::jagged_reduce; }
+  std::size_t num_configs() const override { return jagged_reduce::config_space().size(); }
+  std::string config_id(std::size_t i) const override { return jagged_reduce::config_id(jagged_reduce::config_space().at(i)); }
+  nlohmann::json config_json(std::size_t i) const override { return jagged_reduce::to_json(jagged_reduce::config_space().at(i)); }
+  ProblemInfo describe(const nlohmann::json& shape) const override { return describe_shape(op_, shape); }
+  std::unique_ptr<Workload> make_workload(const nlohmann::json& shape) const override {
+    return make_reduce_workload(op_, shape);
+  }
+  std::vector<nlohmann::json> test_shapes() const override { return reduce_test_shapes(op_); }
+
+ private:
+  Op op_;
+};
+
+}  // namespace
+
+const TunableKernel& jagged_sum_kernel() {
+  static const JaggedReduceKernel k(Op::sum);
+  return k;
+}
+
+const TunableKernel& jagged_mean_kernel() {
+  static const JaggedReduceKernel k(Op::mean);
+  return k;
+}
+
+}  // namespace aotune

@@ -1,0 +1,10 @@
+// jagged_reduce kernels instantiated for f32 storage.
+#include "kernels/jagged_reduce/jagged_reduce_launch_impl.cuh"
+
+namespace aotune::jagged_reduce {
+
+void launch_f32(const Config& c, const Problem& p, void* workspace, cudaStream_t stream) {
+  detail::launch_typed<float>(c, p, workspace, stream);
+}
+
+}  // namespace aotune::jagged_reduce

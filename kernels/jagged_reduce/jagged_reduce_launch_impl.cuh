@@ -1,0 +1,94 @@
+// Host-side launch of one storage type: picks the kernel instance for (strategy, index type, vec)
+// and sizes the grid. Each jagged_reduce_launch_<dtype>.cu instantiates it once, so the three
+// dtypes compile in parallel.
+#pragma once
+
+#include <algorithm>
+#include <string>
+
+#include "kernels/common/cuda_check.h"
+#include "kernels/common/errors.h"
+#include "kernels/jagged_reduce/jagged_reduce.h"
+#include "kernels/jagged_reduce/jagged_reduce_kernels.cuh"
+
+namespace aotune::jagged_reduce {
+
+namespace detail {
+
+inline int pow2_ceil(int64_t v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+template <typename T, typename IndexT, int VEC>
+void launch_vec(const Config& c, const Problem& p, void* workspace, cudaStream_t stream) {
+  const auto* values = static_cast<const T*>(p.values);
+  const auto* offsets = static_cast<const IndexT*>(p.offsets);
+  const auto* fc = static_cast<const IndexT*>(p.feature_counts);
+  auto* out = static_cast<T*>(p.out);
+  const bool mean = p.op == Op::mean;
+  const int64_t lanes = (p.M + VEC - 1) / VEC;
+  switch (c.strategy) {
+    case Strategy::block_row: {
+      const int tx = std::min<int>(c.threads, pow2_ceil(lanes));
+      const dim3 grid(static_cast<unsigned>(p.B), static_cast<unsigned>((lanes + tx - 1) / tx));
+      const std::size_t smem = c.threads / tx > 1 ? std::size_t(c.threads) * VEC * sizeof(float) : 0;
+      device::block_row_kernel<T, IndexT, VEC><<<grid, c.threads, smem, stream>>>(values, offsets, fc, out, p.M, tx, mean);
+      break;
+    }
+    case Strategy::group_row: {
+      const int tx = std::min<int>(32, pow2_ceil(lanes));
+      const int rows_per_block = c.threads / tx;
+      const dim3 grid(static_cast<unsigned>((p.B + rows_per_block - 1) / rows_per_block),
+                      static_cast<unsigned>((lanes + tx - 1) / tx));
+      device::group_row_kernel<T, IndexT, VEC><<<grid, c.threads, 0, stream>>>(values, offsets, fc, out, p.B, p.M, tx, mean);
+      break;
+    }
+    case Strategy::nnz_split: {
+      auto* acc = static_cast<float*>(workspace);
+      AOTUNE_CUDA_CHECK(cudaMemsetAsync(acc, 0, static_cast<std::size_t>(p.B * p.M) * sizeof(float), stream));
+      if (p.nnz > 0) {
+        const int tx = std::min<int>(c.threads, pow2_ceil(lanes));
+        const int64_t rows_per_chunk = std::max<int64_t>(1, c.chunk / p.M);
+        const dim3 grid(static_cast<unsigned>((p.nnz + rows_per_chunk - 1) / rows_per_chunk),
+                        static_cast<unsigned>((lanes + tx - 1) / tx));
+        device::nnz_split_kernel<T, IndexT, VEC><<<grid, c.threads, 0, stream>>>(values, offsets, fc, acc, p.B, p.M,
+                                                                                 p.nnz, rows_per_chunk, tx);
+        AOTUNE_CUDA_CHECK_LAUNCH();
+      }
+      const int64_t n = p.B * p.M;
+      const auto blocks = static_cast<unsigned>(std::min<int64_t>((n + 255) / 256, 65536));
+      device::finalize_kernel<T, IndexT><<<blocks, 256, 0, stream>>>(acc, offsets, fc, out, p.B, p.M, mean);
+      break;
+    }
+  }
+  AOTUNE_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T, typename IndexT>
+void launch_index(const Config& c, const Problem& p, void* workspace, cudaStream_t stream) {
+  switch (c.vec) {
+    case 1: return launch_vec<T, IndexT, 1>(c, p, workspace, stream);
+    case 2: return launch_vec<T, IndexT, 2>(c, p, workspace, stream);
+    case 4: return launch_vec<T, IndexT, 4>(c, p, workspace, stream);
+    case 8:
+      if constexpr (sizeof(T) * 8 <= 16) return launch_vec<T, IndexT, 8>(c, p, workspace, stream);
+      break;
+  }
+  throw InvalidArgument("jagged_reduce: vec=" + std::to_string(c.vec) + " is not supported for this dtype");
+}
+
+template <typename T>
+void launch_typed(const Config& c, const Problem& p, void* workspace, cudaStream_t stream) {
+  if (p.B == 0) return;  // nothing to write
+  if (p.index == IndexType::i32) {
+    launch_index<T, int32_t>(c, p, workspace, stream);
+  } else {
+    launch_index<T, int64_t>(c, p, workspace, stream);
+  }
+}
+
+}  // namespace detail
+
+}  // namespace aotune::jagged_reduce

@@ -1,0 +1,45 @@
+// The CLI's `list` command, run as a user would run it.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/common/registry.h"
+
+namespace aotune {
+namespace {
+
+std::string run_command(const std::string& cmd, int* status) {
+  std::string out;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return out;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), pipe) != nullptr) out += buf.data();
+  *status = pclose(pipe);
+  return out;
+}
+
+TEST(CliList, JsonListsEveryRegisteredKernelWithAtLeast24Configs) {
+  int status = -1;
+  const std::string out = run_command(std::string(AOT_RUNNER_PATH) + " list --json", &status);
+  ASSERT_EQ(status, 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  ASSERT_EQ(j.size(), all_kernels().size());
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    EXPECT_EQ(j[i]["kernel"], all_kernels()[i]->name());
+    EXPECT_GE(j[i]["configs"].get<int>(), 24) << j[i]["kernel"];
+  }
+}
+
+TEST(CliList, AnUnknownSubcommandExitsWithTheUsageCode) {
+  int status = -1;
+  run_command(std::string(AOT_RUNNER_PATH) + " frobnicate 2>&1", &status);
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
+}  // namespace
+}  // namespace aotune

@@ -1,0 +1,135 @@
+// CPU tests of jagged_sum / jagged_mean: config space, legality, validation and the reference.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "kernels/common/errors.h"
+#include "kernels/common/registry.h"
+#include "kernels/jagged_reduce/jagged_reduce.h"
+
+namespace aotune::jagged_reduce {
+namespace {
+
+using ::testing::HasSubstr;
+
+Problem valid_problem() {
+  Problem p;
+  p.B = 4;
+  p.M = 8;
+  p.nnz = 10;
+  p.values = reinterpret_cast<const void*>(std::uintptr_t{256});
+  p.offsets = reinterpret_cast<const void*>(std::uintptr_t{512});
+  p.out = reinterpret_cast<void*>(std::uintptr_t{1024});
+  return p;
+}
+
+std::string validation_message(const Problem& p) {
+  try {
+    validate(p);
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(JaggedReduceConfigSpace, HasAtLeast24ConfigsWithUniqueIds) {
+  std::set<std::string> ids;
+  for (const Config& c : config_space()) ids.insert(config_id(c));
+  EXPECT_GE(config_space().size(), 24u);
+  EXPECT_EQ(ids.size(), config_space().size());
+}
+
+TEST(JaggedReduceConfigSpace, EveryConfigRoundTripsThroughJson) {
+  for (const Config& c : config_space()) EXPECT_EQ(config_from_json(to_json(c)), c) << config_id(c);
+}
+
+TEST(JaggedReduceSupports, RejectsVectorLoadsWhenMIsNotAMultipleOfVec) {
+  Problem p = valid_problem();
+  p.M = 6;
+  const Legality l = supports({Strategy::block_row, 256, 4, 0}, p);
+  EXPECT_FALSE(l.ok);
+  EXPECT_THAT(l.reason, HasSubstr("M=6"));
+  EXPECT_TRUE(supports({Strategy::block_row, 256, 2, 0}, p).ok);
+}
+
+TEST(JaggedReduceSupports, RejectsVectorLoadsOnMisalignedValues) {
+  Problem p = valid_problem();
+  p.values = reinterpret_cast<const void*>(std::uintptr_t{260});
+  EXPECT_FALSE(supports({Strategy::group_row, 128, 4, 0}, p).ok);
+  EXPECT_TRUE(supports({Strategy::group_row, 128, 1, 0}, p).ok);
+}
+
+TEST(JaggedReduceSupports, RejectsMoreThan16BytesPerLoad) {
+  Problem p = valid_problem();
+  EXPECT_FALSE(supports({Strategy::block_row, 256, 8, 0}, p).ok);  // 8 x f32 = 32 bytes
+  p.dtype = DType::bf16;
+  EXPECT_TRUE(supports({Strategy::block_row, 256, 8, 0}, p).ok);
+}
+
+TEST(JaggedReduceValidate, NamesEachBadInputAndItsValue) {
+  Problem p = valid_problem();
+  p.M = 0;
+  EXPECT_THAT(validation_message(p), HasSubstr("M must be >= 1, got 0"));
+  p = valid_problem();
+  p.B = -3;
+  EXPECT_THAT(validation_message(p), HasSubstr("B must be >= 0, got -3"));
+  p = valid_problem();
+  p.values = nullptr;
+  EXPECT_THAT(validation_message(p), HasSubstr("values is a null pointer with nnz=10"));
+  p = valid_problem();
+  p.out = nullptr;
+  EXPECT_THAT(validation_message(p), HasSubstr("out is a null pointer with B=4"));
+  p = valid_problem();
+  p.nnz = int64_t{1} << 60;
+  EXPECT_THAT(validation_message(p), HasSubstr("nnz*M overflows"));
+  p = valid_problem();
+  p.index = IndexType::i32;
+  p.nnz = int64_t{3} << 31;
+  p.M = 1;
+  EXPECT_THAT(validation_message(p), HasSubstr("does not fit int32"));
+  EXPECT_EQ(validation_message(valid_problem()), "");
+}
+
+TEST(JaggedReduceReference, SumsAndAveragesRowsWithFeatureCountMasking) {
+  // Rows: [0,2) and [2,2) (empty) and [2,3); M = 2.
+  const std::vector<double> values = {1, 2, 3, 4, 5, 6};
+  const std::vector<int64_t> offsets = {0, 2, 2, 3};
+  EXPECT_EQ(reference(Op::sum, values, offsets, {}, 2), (std::vector<double>{4, 6, 0, 0, 5, 6}));
+  EXPECT_EQ(reference(Op::mean, values, offsets, {1, 2, 2}, 2), (std::vector<double>{2, 0, 0, 0, 5, 6}));
+}
+
+TEST(JaggedReduceKernel, DescribeIsDeterministicAndCountsBytes) {
+  const TunableKernel& k = find_kernel("jagged_sum");
+  const nlohmann::json shape = {{"B", 100}, {"M", 16}, {"len", 10}, {"dist", "powerlaw"}, {"seed", 5}};
+  const ProblemInfo a = k.describe(shape), b = k.describe(shape);
+  EXPECT_EQ(a.shape, b.shape);
+  EXPECT_EQ(a.features, b.features);
+  EXPECT_EQ(a.legality.size(), k.num_configs());
+  EXPECT_GT(a.bytes_moved, 0);
+}
+
+TEST(JaggedReduceKernel, EveryTestShapeHasALegalConfig) {
+  for (const char* name : {"jagged_sum", "jagged_mean"}) {
+    const TunableKernel& k = find_kernel(name);
+    for (const auto& shape : k.test_shapes()) {
+      const ProblemInfo info = k.describe(shape);
+      bool any = false;
+      for (const auto& l : info.legality) any = any || l.ok;
+      EXPECT_TRUE(any) << name << " " << shape.dump();
+    }
+  }
+}
+
+TEST(JaggedReduceKernel, RejectsAShapeWithAnUnknownDistribution) {
+  const TunableKernel& k = find_kernel("jagged_mean");
+  try {
+    k.describe({{"B", 4}, {"M", 4}, {"len", 3}, {"dist", "zipf"}});
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("'zipf'"));
+  }
+}
+
+}  // namespace
+}  // namespace aotune::jagged_reduce
