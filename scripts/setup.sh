@@ -8,10 +8,13 @@ cd "$(dirname "$0")/.."
 
 BUILD_DIR=${BUILD_DIR:-build}
 BUILD_TYPE=${BUILD_TYPE:-Release}
-PACKAGES=(cmake ninja-build g++ nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev libgmock-dev)
+# Tools are looked up as commands (they may come from elsewhere than apt), libraries as packages.
+declare -A TOOLS=([cmake]=cmake [ninja]=ninja-build [g++]=g++)
+LIBRARIES=(nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev libgmock-dev)
 
 missing=()
-for p in "${PACKAGES[@]}"; do
+for t in "${!TOOLS[@]}"; do command -v "$t" >/dev/null || missing+=("${TOOLS[$t]}"); done
+for p in "${LIBRARIES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then

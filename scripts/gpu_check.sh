@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# On a GPU machine: build for sm_90, run the whole test suite, then compute-sanitizer memcheck and
+# racecheck over a representative subset of the GPU kernel tests. Logs go to ${OUT:-out}/.
+#   bash scripts/gpu_check.sh            # everything
+#   SANITIZE=0 bash scripts/gpu_check.sh # tests only
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+BUILD_DIR=${BUILD_DIR:-build-gpu}
+export BUILD_DIR CUDA_ARCHS=${CUDA_ARCHS:-90}
+summary=()
+step() {  # step NAME LOGFILE CMD...: run, keep the log, remember pass/fail for the summary
+  local name=$1 log=$2; shift 2
+  local t0=$SECONDS
+  if "$@" >"$OUT/$log" 2>&1; then summary+=("PASS  $name ($((SECONDS - t0)) s)"); else summary+=("FAIL  $name ($((SECONDS - t0)) s, see $log)"); fi
+}
+step "build" build.log bash scripts/setup.sh
+step "ctest (all tests)" ctest.log ctest --test-dir "$BUILD_DIR" --output-on-failure -j 4
+grep -h "\[ checks \]" "$OUT/ctest.log" "$BUILD_DIR"/Testing/Temporary/LastTest.log 2>/dev/null | sort -u > "$OUT/checks.txt"
+"$BUILD_DIR"/tests/aotune_tests --gtest_filter='AllKernels/*:Device*' > "$OUT/gpu_tests.log" 2>&1
+grep -E "\[ checks \]|PASSED|FAILED" "$OUT/gpu_tests.log" >> "$OUT/checks.txt"
+if [ "${SANITIZE:-1}" = 1 ]; then
+  export AOTUNE_GPU_TEST_STRIDE=${AOTUNE_GPU_TEST_STRIDE:-7}
+  step "memcheck (stride $AOTUNE_GPU_TEST_STRIDE)" memcheck.log compute-sanitizer --tool memcheck --error-exitcode 9 \
+    "$BUILD_DIR"/tests/aotune_tests --gtest_filter='AllKernels/*:Device*'
+  step "racecheck (stride $AOTUNE_GPU_TEST_STRIDE)" racecheck.log compute-sanitizer --tool racecheck --error-exitcode 9 \
+    "$BUILD_DIR"/tests/aotune_tests --gtest_filter='AllKernels/*'
+fi
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$OUT/gpu.txt" 2>&1
+echo "== $(cat "$OUT/gpu.txt") on $(date -u +%F) at commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+cat "$OUT/checks.txt"
+tail -3 "$OUT/ctest.log"
+printf '%s\n' "${summary[@]}"

@@ -1,0 +1,35 @@
+// The measurement protocol's parameters (BENCH.md) and the statistics of a set of repetitions.
+// The parameters are recorded in every results database: two databases measured under different
+// protocols are never merged or resumed into one.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tuner/cell.h"
+
+namespace aotune::tuner {
+
+struct TimingProtocol {
+  int warmup = 3;                 // untimed launches before the repetitions
+  double target_ms = 2.0;         // repetitions are sized so their kernel time adds up to this
+  int min_reps = 5;
+  int max_reps = 100;
+  int64_t l2_flush_bytes = 0;     // written between repetitions, outside the timed region (2x L2)
+  double near_tie = 0.02;         // configs this close to the best are re-timed interleaved
+  int max_tie_candidates = 4;     // at most this many, the best included
+  bool simulated = false;         // times come from the cost model, not from events
+};
+
+// Repetitions for a config whose single launch takes about `estimate_us`.
+int reps_for(double estimate_us, const TimingProtocol& p);
+
+// Median, p10 and p90 (nearest rank) of the samples, in microseconds. Requires samples.
+Timing summarize(std::vector<double> samples_us);
+
+// The protocol as recorded in a database, with the effort level of the search.
+nlohmann::ordered_json to_json(const TimingProtocol& p, const std::string& effort);
+
+}  // namespace aotune::tuner
