@@ -164,8 +164,9 @@ TEST(JaggedDenseAddTestShapes, AreEachSupportedBySomeConfigAndMisalignedOnesByEv
     bool any = false;
     for (std::size_t i = 0; i < info.legality.size(); ++i) {
       any = any || info.legality[i].ok;
-      if (jda::config_space()[i].vec == 1)
+      if (jda::config_space()[i].vec == 1) {
         EXPECT_TRUE(info.legality[i].ok) << shape.dump() << " " << kernel.config_id(i);
+      }
     }
     EXPECT_TRUE(any) << shape.dump();
     seeds.insert(shape.at("seed").get<uint64_t>());
