@@ -19,10 +19,9 @@ namespace aotune::jagged_dense_add::detail {
 constexpr int64_t kMaxGridY = 65535;
 constexpr int64_t kMaxFlatBlocks = int64_t{1} << 20;  // grid-stride beyond ~270M threads
 
-// Adds the jagged row onto one vector of V dense elements at column c (a multiple of V; c + V <=
-// N). y_at/out_at are aligned to V*sizeof(T) (supports() checked). x_row starts anywhere, so it is
-// read as one vector only when `x_vec_ok` (the row start is aligned) and all V elements lie in the
-// row.
+// out[c, c+V) = y[c, c+V) + the row's x there (0 past len). c is a multiple of V and c + V <= N;
+// y_at and out_at are V-aligned (supports() checked). x_row starts anywhere, so x is read as one
+// vector only when the row start is aligned (`x_vec_ok`) and all V elements lie inside the row.
 template <typename T, int V>
 __device__ __forceinline__ void add_vector(const T* __restrict__ x_row, bool x_vec_ok, int64_t len,
                                            const T* __restrict__ y_at, T* __restrict__ out_at,
