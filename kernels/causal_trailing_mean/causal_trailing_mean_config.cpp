@@ -1,6 +1,6 @@
 // Config space, ids, JSON, legality and host-side validation of causal_trailing_mean.
+#include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <sstream>
 #include <string>
 

@@ -6,8 +6,12 @@
 // Algorithm: each row is cut into segments, each segment into tiles of UNIT*ITEMS elements. With
 // S(t) = S(t-1) + x[t] - x[t-cf] (the second term only for t >= cf) and S(s0-1) the halo sum of
 // x[max(0, s0-cf) .. s0-1], a segment is an inclusive scan of d[t] = x[t] - x[t-cf] seeded by its
-// halo, and out[t] = S(t) / min(t+1, cf). The scan carries in fp64 and, for f32 storage, d itself
-// is formed in fp64 (exact), so no rounding error accumulates along T (BENCH.md, Numerics).
+// halo, and out[t] = S(t) / min(t+1, cf). d is formed in fp64 (exact for every storage type) and
+// the scan runs in fp64, so no rounding error accumulates along T (BENCH.md, Numerics), and S(t)
+// stays accurate even when the window's values are tiny next to their neighbours (an fp32 scan
+// fails there: 1e-6 computed as 0.7 + (1e-6 - 0.7) is off by up to 2^-25, over 1e-2 relative).
+// Work items (row, segment) are numbered linearly and taken grid-stride, so no grid dimension
+// limits any shape (rows * segments may exceed 2^31 or 65535 freely).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -15,7 +19,6 @@
 #include <climits>
 #include <cstdint>
 #include <string>
-#include <type_traits>
 
 #include "kernels/causal_trailing_mean/causal_trailing_mean.h"
 #include "kernels/causal_trailing_mean/causal_trailing_mean_launch.h"
@@ -144,24 +147,21 @@ __global__ void __launch_bounds__(BLOCK)
   constexpr int kUnits = BLOCK / UNIT;
   constexpr int kTile = UNIT * ITEMS;
   constexpr int kPadded = kTile + kTile / 32;
-  // f32 keeps x[t] and x[t-cf] apart so their difference is formed exactly in fp64; for 16-bit
-  // storage the fp32 difference is already exact (or within 2^-24 of it) and fits one array.
-  constexpr bool kSplit = std::is_same_v<T, float>;
-  using Local = std::conditional_t<kSplit, double, float>;
-
+  // x[t] and x[t-cf] travel apart (as fp32, exact for every storage type) so that their
+  // difference is formed exactly in fp64 after the transpose.
   __shared__ float s_a[kUnits][kPadded];
-  __shared__ float s_b[kSplit ? kUnits : 1][kSplit ? kPadded : 1];
+  __shared__ float s_b[kUnits][kPadded];
   __shared__ double s_scratch[BLOCK / 32];
 
   const int unit = threadIdx.x / UNIT;
   const int lane = threadIdx.x % UNIT;
   float* const a = s_a[unit];
-  [[maybe_unused]] float* const b = s_b[kSplit ? unit : 0];
+  float* const b = s_b[unit];
   const float inv_cf = 1.0f / static_cast<float>(cut.cf);
 
   for (int64_t w = int64_t(blockIdx.x) * kUnits + unit; w < cut.work;
        w += int64_t(gridDim.x) * kUnits) {
-    const int64_t row = w / cut.nseg;
+    const int64_t row = cut.nseg == 1 ? w : w / cut.nseg;  // whole rows skip the 64-bit division
     const int64_t s0 = (w - row * cut.nseg) * cut.seg_len;
     const int64_t s1 = min64(cut.T, s0 + cut.seg_len);
     const T* const xr = x + row * cut.T;
@@ -181,41 +181,29 @@ __global__ void __launch_bounds__(BLOCK)
           va = to_float(xr[t]);
           if (t >= cut.cf) vb = to_float(xr[t - cut.cf]);
         }
-        if constexpr (kSplit) {
-          a[padded(j)] = va;
-          b[padded(j)] = vb;
-        } else {
-          a[padded(j)] = va - vb;
-        }
+        a[padded(j)] = va;
+        b[padded(j)] = vb;
       }
       Ops::sync();
 
-      Local local[ITEMS];  // blocked: this thread's ITEMS consecutive elements
-      Local run = 0;
+      double local[ITEMS];  // blocked: this thread's ITEMS consecutive elements
+      double run = 0.0;
 #pragma unroll
       for (int k = 0; k < ITEMS; ++k) {
         const int j = lane * ITEMS + k;
-        if constexpr (kSplit) {
-          run += double(a[padded(j)]) - double(b[padded(j)]);
-        } else {
-          run += a[padded(j)];
-        }
+        run += double(a[padded(j)]) - double(b[padded(j)]);
         local[k] = run;
       }
       double tile_total = 0.0;
-      const double prefix = carry + Ops::exclusive_scan(double(run), tile_total, s_scratch);
+      const double prefix = carry + Ops::exclusive_scan(run, tile_total, s_scratch);
       carry += tile_total;
-      // The scan's barrier ordered every blocked read before these writes.
+      // Every blocked read must precede these writes: a block unit's scan holds a barrier already.
+      if constexpr (UNIT == 32) __syncwarp();
 #pragma unroll
       for (int k = 0; k < ITEMS; ++k) {
         const int j = lane * ITEMS + k;
         const int64_t t = t0 + j;
-        float s;
-        if constexpr (kSplit) {
-          s = static_cast<float>(prefix + local[k]);
-        } else {
-          s = static_cast<float>(prefix) + local[k];
-        }
+        const float s = static_cast<float>(prefix + local[k]);
         a[padded(j)] = t + 1 < cut.cf ? s / static_cast<float>(t + 1) : s * inv_cf;
       }
       Ops::sync();
