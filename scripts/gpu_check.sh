@@ -21,10 +21,10 @@ grep -h "\[ checks \]" "$OUT/ctest.log" "$BUILD_DIR"/Testing/Temporary/LastTest.
 "$BUILD_DIR"/tests/aotune_tests --gtest_filter='AllKernels/*:Device*' > "$OUT/gpu_tests.log" 2>&1
 grep -E "\[ checks \]|PASSED|FAILED" "$OUT/gpu_tests.log" >> "$OUT/checks.txt"
 if [ "${SANITIZE:-1}" = 1 ]; then
-  export AOTUNE_GPU_TEST_STRIDE=${AOTUNE_GPU_TEST_STRIDE:-7}
-  step "memcheck (stride $AOTUNE_GPU_TEST_STRIDE)" memcheck.log compute-sanitizer --tool memcheck --error-exitcode 9 \
+  export AOTUNE_GPU_TEST_STRIDE=${AOTUNE_GPU_TEST_STRIDE:-13}
+  step "memcheck (stride $AOTUNE_GPU_TEST_STRIDE)" memcheck.log timeout ${SANITIZE_TIMEOUT:-240} compute-sanitizer --tool memcheck --error-exitcode 9 \
     "$BUILD_DIR"/tests/aotune_tests --gtest_filter='AllKernels/*:Device*'
-  step "racecheck (stride $AOTUNE_GPU_TEST_STRIDE)" racecheck.log compute-sanitizer --tool racecheck --error-exitcode 9 \
+  step "racecheck (stride $AOTUNE_GPU_TEST_STRIDE)" racecheck.log timeout ${SANITIZE_TIMEOUT:-240} compute-sanitizer --tool racecheck --error-exitcode 9 \
     "$BUILD_DIR"/tests/aotune_tests --gtest_filter='AllKernels/*'
 fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$OUT/gpu.txt" 2>&1

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -29,9 +30,18 @@ void fsync_path(const std::string& path, int flags) {
   if (rc != 0) fail("cannot fsync", path);
 }
 
+bool fsync_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("AOTUNE_FSYNC");
+    return v == nullptr || std::string(v) != "0";
+  }();
+  return enabled;
+}
+
 }  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& content, bool durable) {
+  durable = durable && fsync_enabled();
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::error_code ec;

@@ -8,7 +8,9 @@
 namespace aotune::tuner {
 
 // Creates missing parent folders. `durable` = false skips the fsyncs (journal files that only have
-// to survive the death of a process, not of the machine). Throws aotune::Error naming the path.
+// to survive the death of a process, not of the machine); so does AOTUNE_FSYNC=0 for every file
+// (tests and throwaway sweeps: the rename keeps files whole when a process dies, fsync only guards
+// against power loss). Throws aotune::Error naming the path.
 void write_file_atomically(const std::string& path, const std::string& content, bool durable = true);
 
 // The whole file, or nullopt when it does not exist. Throws aotune::Error on other read errors.

@@ -10,18 +10,23 @@ void write(const nlohmann::ordered_json& j, std::size_t width, int depth, std::s
     out += compact;
     return;
   }
-  const std::string pad(2 * (depth + 1), ' ');
   const bool object = j.is_object();
-  out += object ? "{\n" : "[\n";
+  out += object ? '{' : '[';
+  out += '\n';
   bool first = true;
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!first) out += ",\n";
     first = false;
-    out += pad;
-    if (object) out += nlohmann::ordered_json(it.key()).dump() + ": ";
+    out.append(2 * static_cast<std::size_t>(depth + 1), ' ');
+    if (object) {
+      out += nlohmann::ordered_json(it.key()).dump();
+      out += ": ";
+    }
     write(*it, width, depth + 1, out);
   }
-  out += "\n" + std::string(2 * depth, ' ') + (object ? "}" : "]");
+  out += '\n';
+  out.append(2 * static_cast<std::size_t>(depth), ' ');
+  out += object ? '}' : ']';
 }
 
 }  // namespace

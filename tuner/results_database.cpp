@@ -14,7 +14,9 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-ordered_json shape_to_json(const ShapeResult& s) {
+}  // namespace
+
+ordered_json to_json(const ShapeResult& s) {
   ordered_json j;
   j["index"] = s.index;
   j["key"] = s.key;
@@ -30,6 +32,8 @@ ordered_json shape_to_json(const ShapeResult& s) {
   j["cells"] = cells;
   return j;
 }
+
+namespace {
 
 ShapeResult shape_from_json(const ordered_json& j, std::size_t num_configs) {
   ShapeResult s;
@@ -112,7 +116,7 @@ ordered_json to_json(const ResultsDatabase& db) {
   }
   j["configs"] = configs;
   ordered_json shapes = ordered_json::array();
-  for (const auto& s : db.shapes) shapes.push_back(shape_to_json(s));
+  for (const auto& s : db.shapes) shapes.push_back(to_json(s));
   j["shapes"] = shapes;
   return j;
 }

@@ -60,6 +60,7 @@ struct ResultsDatabase {
 // The config list of a kernel as databases record it.
 std::vector<ConfigEntry> config_entries(const TunableKernel& kernel);
 
+nlohmann::ordered_json to_json(const ShapeResult& shape);
 nlohmann::ordered_json to_json(const ResultsDatabase& db);
 std::string serialize(const ResultsDatabase& db);
 // Throws InvalidArgument "<origin>: <what is wrong>" for text that is not a complete database.

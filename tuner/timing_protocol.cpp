@@ -3,7 +3,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tuner/device_info.h"
+
 namespace aotune::tuner {
+
+TimingProtocol for_device(TimingProtocol p, const DeviceInfo& device) {
+  constexpr int64_t kMiB = 1 << 20;
+  p.l2_flush_bytes = (2 * device.l2_bytes + kMiB - 1) / kMiB * kMiB;
+  p.simulated = device.simulated;
+  return p;
+}
 
 int reps_for(double estimate_us, const TimingProtocol& p) {
   const double wanted = p.target_ms * 1000.0 / std::max(estimate_us, 0.5);

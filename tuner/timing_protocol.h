@@ -23,6 +23,10 @@ struct TimingProtocol {
   bool simulated = false;         // times come from the cost model, not from events
 };
 
+struct DeviceInfo;
+// The protocol on a device: the flush covers twice its L2 (rounded up to a MiB).
+TimingProtocol for_device(TimingProtocol p, const DeviceInfo& device);
+
 // Repetitions for a config whose single launch takes about `estimate_us`.
 int reps_for(double estimate_us, const TimingProtocol& p);
 

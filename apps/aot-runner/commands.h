@@ -18,5 +18,8 @@ enum ExitCode : int {
 void register_list(CLI::App& app);
 void register_tune(CLI::App& app);
 void register_merge(CLI::App& app);
+void register_fit(CLI::App& app);
+void register_emit(CLI::App& app);
+void register_explain(CLI::App& app);
 
 }  // namespace aotune::cli

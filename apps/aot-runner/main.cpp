@@ -33,6 +33,9 @@ int main(int argc, char** argv) {
   aotune::cli::register_list(app);
   aotune::cli::register_tune(app);
   aotune::cli::register_merge(app);
+  aotune::cli::register_fit(app);
+  aotune::cli::register_emit(app);
+  aotune::cli::register_explain(app);
 
   try {
     app.parse(argc, argv);

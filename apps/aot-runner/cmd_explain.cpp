@@ -1,0 +1,96 @@
+// `aot-runner explain`: which config a shape gets on an architecture, and why: the fallback chain,
+// the tree path, the leaf's candidates and their legality. Reads the compiled heuristics plus any
+// in $AOTUNE_HEURISTIC_DIR, exactly as the dispatch library does.
+#include <fmt/core.h>
+
+#include <charconv>
+#include <memory>
+
+#include "apps/aot-runner/commands.h"
+#include "aotune/arch_fallback.h"
+#include "aotune/device.h"
+#include "aotune/explain.h"
+#include "kernels/common/errors.h"
+#include "kernels/common/registry.h"
+#include "tuner/device_info.h"
+
+namespace aotune::cli {
+
+namespace {
+
+struct ExplainArgs {
+  std::string kernel;
+  std::string shape;
+  std::string arch;
+  bool json = false;
+};
+
+nlohmann::json parse_value(const std::string& text) {
+  int64_t i = 0;
+  const char* end = text.data() + text.size();
+  if (!text.empty() && std::from_chars(text.data(), end, i).ptr == end) return i;
+  double d = 0;
+  if (!text.empty() && std::from_chars(text.data(), end, d).ptr == end) return d;
+  return text;
+}
+
+// "B=1024,M=256,dist=powerlaw" -> {"B": 1024, "M": 256, "dist": "powerlaw"}.
+nlohmann::json parse_shape_pairs(const std::string& text) {
+  nlohmann::json spec = nlohmann::json::object();
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string pair = text.substr(start, comma - start);
+    const std::size_t eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw InvalidArgument(fmt::format("--shape: '{}' is not key=value (example: B=1024,M=256,len=64)", pair));
+    }
+    spec[pair.substr(0, eq)] = parse_value(pair.substr(eq + 1));
+    start = comma + 1;
+  }
+  return spec;
+}
+
+}  // namespace
+
+void register_explain(CLI::App& app) {
+  auto args = std::make_shared<ExplainArgs>();
+  auto* cmd = app.add_subcommand("explain", "Show which config a shape gets on an architecture, and why");
+  cmd->footer("Example: aot-runner explain --kernel jagged_sum --shape 'B=1024,M=256,len=64,dtype=bf16' --arch sm120 --json\n"
+              "Shape keys are the kernel's shape-spec fields (as in configs/grids/<kernel>.json).");
+  cmd->add_option("--kernel", args->kernel, "Kernel name (see `aot-runner list`)")->required();
+  cmd->add_option("--shape", args->shape, "key=value pairs, comma-separated")->required();
+  cmd->add_option("--arch", args->arch, "Architecture to explain for, e.g. sm90 (default: this machine's GPU)");
+  cmd->add_flag("--json", args->json, "Print JSON");
+  cmd->callback([args] {
+    const TunableKernel& kernel = find_kernel(args->kernel);
+    const nlohmann::json spec = parse_shape_pairs(args->shape);
+    const ProblemInfo info = kernel.describe(spec);
+    int arch = 0;
+    if (!args->arch.empty()) {
+      arch = parse_arch_name(args->arch);
+    } else if (tuner::cuda_device_count() > 0) {
+      arch = dispatch::device_arch(dispatch::current_device());
+    } else {
+      throw InvalidArgument("no GPU found to take the architecture from: pass --arch, e.g. --arch sm90");
+    }
+    const dispatch::Explanation e = dispatch::explain(*dispatch::current_store(), kernel, info, arch);
+    const nlohmann::ordered_json j = dispatch::to_json(e, info.shape);
+    if (args->json) {
+      fmt::print("{}\n", j.dump(2));
+      return;
+    }
+    fmt::print("{} on {}: fallback chain {} -> uses {}\n", e.kernel, arch_name(arch), j["fallback_chain"].dump(),
+               e.arch_used ? arch_name(e.arch_used) + " (" + e.heuristic_source + ")" : "no heuristic (default config)");
+    for (const auto& s : e.tree_path) {
+      fmt::print("  node {}: {} = {} {} {} -> {}\n", s.node, s.feature, s.value, s.went_left ? "<" : ">=", s.threshold,
+                 s.went_left ? "left" : "right");
+    }
+    for (const auto& c : e.leaf_candidates) {
+      fmt::print("  candidate {}{}\n", c.id, c.legal ? "" : " (illegal: " + c.reason + ")");
+    }
+    fmt::print("config {} ({}, rank {})\n", e.config_id, heuristics::to_string(e.source), e.rank);
+  });
+}
+
+}  // namespace aotune::cli

@@ -1,0 +1,93 @@
+// `aot-runner fit`: fit a kernel's heuristic from its results database and print the scores that
+// matter, held-out slowdown first (cross-validated: every shape scored by a tree that never saw it).
+#include <fmt/core.h>
+#include <spdlog/spdlog.h>
+
+#include <memory>
+
+#include "apps/aot-runner/commands.h"
+#include "heuristics/fit.h"
+#include "kernels/common/errors.h"
+#include "kernels/common/registry.h"
+#include "tuner/results_database.h"
+
+namespace aotune::cli {
+
+namespace {
+
+struct FitArgs {
+  std::string kernel;
+  std::string arch = "sm90";
+  std::string db;
+  std::string configs_dir = "configs";
+  std::size_t max_configs = 8;
+  std::size_t folds = 5;
+  double cap = 1.25;
+  bool json = false;
+};
+
+void print_table(const nlohmann::ordered_json& r) {
+  auto num = [](const nlohmann::ordered_json& v) { return v.is_null() ? std::string("inf") : fmt::format("{:.4f}", v.get<double>()); };
+  fmt::print("{} on {}: {} shapes, {} configs kept, tree depth {}\n", r["kernel"].get<std::string>(),
+             r["arch"].get<std::string>(), r["shapes"].get<std::size_t>(), r["num_configs"].get<std::size_t>(),
+             r["tree_depth"].get<int>());
+  fmt::print("{:<34} {:>9} {:>9} {:>9}\n", "slowdown vs per-shape best", "geomean", "p95", "max");
+  const std::pair<const char*, const char*> rows[] = {{"heldout", "held-out (cross-validated)"},
+                                                      {"training", "training shapes (optimistic)"},
+                                                      {"best_single_config", "best single config"},
+                                                      {"default_config", "default config"}};
+  for (const auto& [key, label] : rows) {
+    const auto& s = r[key];
+    fmt::print("{:<34} {:>9} {:>9} {:>9}\n", label, num(s["geomean_slowdown"]), num(s["p95_slowdown"]),
+               num(s["max_slowdown"]));
+  }
+}
+
+}  // namespace
+
+void register_fit(CLI::App& app) {
+  auto args = std::make_shared<FitArgs>();
+  auto* cmd = app.add_subcommand("fit", "Fit a kernel's heuristic from its results database and score it on held-out shapes");
+  cmd->footer("Example: aot-runner fit --kernel jagged_sum --arch sm90 --json");
+  cmd->add_option("--kernel", args->kernel, "Kernel name (see `aot-runner list`)")->required();
+  auto* arch = cmd->add_option("--arch", args->arch, "Architecture of the database, e.g. sm90")->capture_default_str();
+  cmd->add_option("--db", args->db, "Results database (default: <configs>/<arch>/<kernel>.json)");
+  cmd->add_option("--configs", args->configs_dir, "Folder of results databases")->capture_default_str();
+  cmd->add_option("--max-configs", args->max_configs, "Most configs the heuristic may pick from")->capture_default_str();
+  cmd->add_option("--folds", args->folds, "Cross-validation folds")->capture_default_str();
+  cmd->add_option("--cap", args->cap, "Worst-case slowdown the config subset tries to stay under")->capture_default_str();
+  cmd->add_flag("--json", args->json, "Print the report as JSON");
+  cmd->callback([args, arch] {
+    find_kernel(args->kernel);  // unknown kernel: a usage error listing the known ones
+    if (args->max_configs < 1) throw InvalidArgument("--max-configs must be >= 1");
+    if (args->folds < 2) throw InvalidArgument("--folds must be >= 2, got " + std::to_string(args->folds));
+    const std::string path =
+        args->db.empty() ? fmt::format("{}/{}/{}.json", args->configs_dir, args->arch, args->kernel) : args->db;
+    const auto db = tuner::load_database(path);
+    if (!db) throw InvalidArgument(fmt::format("no results database at {}: run `aot-runner tune --kernel {}` first", path, args->kernel));
+    if (db->kernel != args->kernel) {
+      throw InvalidArgument(fmt::format("{} holds kernel '{}', not '{}'", path, db->kernel, args->kernel));
+    }
+    if (arch->count() > 0 && db->arch != args->arch) {
+      throw InvalidArgument(fmt::format("{} was tuned on {}, not {}", path, db->arch, args->arch));
+    }
+    if (db->device.simulated) spdlog::warn("{} comes from the simulated device: these scores say nothing about a GPU", path);
+    heuristics::FitOptions options;
+    options.cv.folds = args->folds;
+    options.cv.subset.max_configs = args->max_configs;
+    options.cv.subset.worst_case_cap = args->cap;
+    const heuristics::TrainingSet ts = heuristics::training_set_from_database(*db);
+    if (ts.num_shapes() == 0) throw Error(fmt::format("{} has no shape with a passing config: nothing to fit", path));
+    const heuristics::FitResult fit = heuristics::fit_heuristic(ts, options);
+    nlohmann::ordered_json report = heuristics::fit_report_json(fit, ts, db->arch);
+    report["database"] = path;
+    report["simulated"] = db->device.simulated;
+    if (args->json) {
+      fmt::print("{}\n", report.dump(2));
+    } else {
+      print_table(report);
+    }
+  });
+}
+
+}  // namespace aotune::cli

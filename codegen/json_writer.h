@@ -1,0 +1,18 @@
+// Renders an ArchHeuristics as heuristic_<arch>.json: the same content as the header, for the
+// override directory (AOTUNE_HEURISTIC_DIR) that dispatch reads without recompiling.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "codegen/arch_heuristics.h"
+
+namespace aotune::codegen {
+
+inline constexpr const char* kHeuristicFormat = "aotune-heuristic/1";
+
+nlohmann::ordered_json to_json(const ArchHeuristics& h);
+std::string render_json(const ArchHeuristics& h);
+
+}  // namespace aotune::codegen

@@ -1,0 +1,61 @@
+/* aotune C ABI: the dispatch library for FFI (Python ctypes/cffi, Rust, ...). Plain pointers and
+ * 64-bit sizes, dtype and index-type codes, the CUDA stream as void* (NULL: the default stream).
+ * Every function returns a status; on failure aotune_last_error() holds a message naming the
+ * problem and the value, valid until this thread's next aotune call. Arguments are validated on
+ * the host before any CUDA call, so a bad call fails the same way with or without a GPU. */
+#ifndef AOTUNE_C_H
+#define AOTUNE_C_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int32_t aotune_status;
+enum {
+  AOTUNE_OK = 0,
+  AOTUNE_ERROR_INVALID_ARGUMENT = 1, /* bad sizes, pointers or codes: fix the call */
+  AOTUNE_ERROR_CUDA = 2,             /* a CUDA call failed (no GPU, out of memory, a fault) */
+  AOTUNE_ERROR_INTERNAL = 3          /* a bug in aotune: please report it */
+};
+
+typedef int32_t aotune_dtype;
+enum { AOTUNE_DTYPE_F32 = 0, AOTUNE_DTYPE_BF16 = 1, AOTUNE_DTYPE_F16 = 2 };
+
+typedef int32_t aotune_index_type;
+enum { AOTUNE_INDEX_I32 = 0, AOTUNE_INDEX_I64 = 1 };
+
+/* out[b, :] = sum of values[offsets[b] .. offsets[b+1]); values [nnz, M], out [B, M].
+ * max_len: the longest row, or -1 when unknown. */
+aotune_status aotune_jagged_sum(const void* values, const void* offsets, void* out, int64_t B, int64_t M, int64_t nnz,
+                                int64_t max_len, aotune_dtype dtype, aotune_index_type index_type, void* stream);
+
+/* Per-row means over each row's first feature_counts[b] columns (NULL: all M); 0 elsewhere. */
+aotune_status aotune_jagged_mean(const void* values, const void* offsets, const void* feature_counts, void* out,
+                                 int64_t B, int64_t M, int64_t nnz, int64_t max_len, aotune_dtype dtype,
+                                 aotune_index_type index_type, void* stream);
+
+/* out[b, n] = y[b, n] + x[offsets[b] + n] within row b's length, y[b, n] beyond; y, out [B, N]. */
+aotune_status aotune_jagged_dense_add(const void* x, const void* offsets, const void* y, void* out, int64_t B,
+                                      int64_t N, int64_t nnz, int64_t max_len, aotune_dtype dtype,
+                                      aotune_index_type index_type, void* stream);
+
+/* out[b, d, t] = mean of x[b, d, max(0, t-cf+1) .. t]; x, out [B, D, T], cf >= 1. */
+aotune_status aotune_causal_trailing_mean(const void* x, void* out, int64_t B, int64_t D, int64_t T, int64_t cf,
+                                          aotune_dtype dtype, void* stream);
+
+/* The message of this thread's last failed call; "" after a successful one. Never NULL. */
+const char* aotune_last_error(void);
+
+/* "ok", "invalid argument", "CUDA error", "internal error" or "unknown status". */
+const char* aotune_status_string(aotune_status status);
+
+/* Re-reads the heuristics in $AOTUNE_HEURISTIC_DIR over the compiled ones. */
+aotune_status aotune_reload_heuristics(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AOTUNE_C_H */

@@ -1,0 +1,56 @@
+// Why a shape gets its config on an architecture: the fallback chain, the tree path, the leaf's
+// candidates with their legality, and the config chosen. What `aot-runner explain` prints.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aotune/heuristic_store.h"
+#include "heuristics/tree_node.h"
+#include "kernels/common/tunable_kernel.h"
+
+namespace aotune::dispatch {
+
+struct TreeStep {
+  int32_t node = 0;
+  std::string feature;
+  double value = 0;
+  double threshold = 0;
+  bool went_left = false;
+};
+
+struct Candidate {
+  std::string id;
+  bool legal = false;
+  std::string reason;  // why not, when illegal
+};
+
+struct Explanation {
+  std::string kernel;
+  int arch_requested = 0;
+  int arch_used = 0;  // 0: no heuristic applies, the default config runs
+  std::vector<int> fallback_chain;
+  std::string heuristic_source;  // "compiled" or the override file; empty without a heuristic
+  Features features;
+  std::vector<TreeStep> tree_path;
+  int32_t leaf = -1;
+  std::vector<Candidate> leaf_candidates;
+  uint32_t config = 0;
+  std::string config_id;
+  nlohmann::json config_json;
+  heuristics::ChoiceSource source = heuristics::ChoiceSource::none;
+  int32_t rank = 0;
+};
+
+// Legality comes from info.legality (the kernel's supports() for the shape's alignment). Throws
+// InvalidArgument when no config is legal.
+Explanation explain(const HeuristicStore& store, const TunableKernel& kernel, const ProblemInfo& info, int arch);
+
+// {"kernel", "shape", "arch_requested", "arch_used" (null: none), "fallback_chain", "heuristic_source",
+//  "features", "tree_path", "leaf_candidates", "config": {"index", "id", "source", "rank", "fields"}}.
+nlohmann::ordered_json to_json(const Explanation& e, const nlohmann::json& shape);
+
+}  // namespace aotune::dispatch

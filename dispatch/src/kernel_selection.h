@@ -1,0 +1,27 @@
+// Per kernel: host validation, features and config choice for one call, without launching. The
+// public entry points add workspace and launch; benchmarks and tests time and inspect this part.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "aotune/heuristic_store.h"
+#include "dispatch/src/select_config.h"
+#include "kernels/causal_trailing_mean/causal_trailing_mean.h"
+#include "kernels/jagged_dense_add/jagged_dense_add.h"
+#include "kernels/jagged_reduce/jagged_reduce.h"
+
+namespace aotune::dispatch {
+
+// Each validates the problem first (throws InvalidArgument naming the problem and the value).
+Selection select_jagged_reduce(const HeuristicStore& store, const jagged_reduce::Problem& p, int64_t max_len,
+                               int device_arch);
+Selection select_jagged_dense_add(const HeuristicStore& store, const jagged_dense_add::Problem& p, int device_arch);
+Selection select_causal_trailing_mean(const HeuristicStore& store, const causal_trailing_mean::Problem& p,
+                                      int device_arch);
+
+// The longest row for the features: max_len when known, else the mean row length rounded up.
+// Throws InvalidArgument when max_len is neither -1 nor in [0, nnz].
+int64_t feature_max_len(std::string_view op, int64_t max_len, int64_t B, int64_t nnz);
+
+}  // namespace aotune::dispatch

@@ -1,0 +1,41 @@
+#include "dispatch/src/select_config.h"
+
+#include <spdlog/spdlog.h>
+
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "aotune/arch_fallback.h"
+#include "heuristics/kernel_defaults.h"
+
+namespace aotune::dispatch {
+
+void warn_untuned_once(std::string_view kernel, int device_arch, const HeuristicStore& store) {
+  static std::mutex mutex;
+  static std::set<std::pair<std::string, int>, std::less<>> warned;
+  {
+    const std::lock_guard lock(mutex);
+    if (!warned.emplace(std::string(kernel), device_arch).second) return;
+  }
+  const std::vector<int> tuned = store.tuned_archs(kernel);
+  std::string list;
+  for (const int a : tuned) list += (list.empty() ? "" : ", ") + arch_name(a);
+  spdlog::warn("aotune: {} has no heuristic for {} or an older architecture (tuned: {}); running the safe default "
+               "config {}, which may be far slower than a tuned choice",
+               kernel, arch_name(device_arch), list.empty() ? "none" : list, heuristics::default_config_id(kernel));
+}
+
+void throw_no_legal_config(std::string_view kernel) {
+  throw InvalidArgument(std::string(kernel) + ": no config of the kernel supports this problem (alignment or size limits)");
+}
+
+uint32_t default_config_index(const TunableKernel& kernel) {
+  const std::string_view id = heuristics::default_config_id(kernel.name());
+  for (std::size_t i = 0; i < kernel.num_configs(); ++i) {
+    if (kernel.config_id(i) == id) return static_cast<uint32_t>(i);
+  }
+  return 0;
+}
+
+}  // namespace aotune::dispatch

@@ -1,0 +1,51 @@
+// The hot path shared by every kernel's entry point: find the heuristic for the device's
+// architecture (or none), walk its tree on the features, and take the first legal config of the
+// leaf's list, the fallback list, the default config or the whole space. No allocation on the
+// tuned path; the store is shared, read-only, behind one short lock.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "aotune/heuristic_store.h"
+#include "dispatch/src/kernel_heuristic_check.h"
+#include "heuristics/tree_node.h"
+#include "kernels/common/errors.h"
+#include "kernels/common/tunable_kernel.h"
+
+namespace aotune::dispatch {
+
+struct Selection {
+  uint32_t config = 0;  // index in the kernel's config space
+  heuristics::ChoiceSource source = heuristics::ChoiceSource::none;
+  int arch_used = 0;    // architecture whose heuristic chose; 0: none applied (default config)
+};
+
+// Logs, once per (kernel, device architecture), that no tuned heuristic applies.
+void warn_untuned_once(std::string_view kernel, int device_arch, const HeuristicStore& store);
+
+[[noreturn]] void throw_no_legal_config(std::string_view kernel);
+
+template <typename IsLegal>
+Selection select_config(const HeuristicStore& store, std::string_view kernel, int device_arch, const Features& features,
+                        uint32_t default_config, uint32_t space_size, IsLegal&& legal) {
+  const KernelHeuristic* h = store.for_device(kernel, device_arch);
+  std::array<double, kMaxFeatures> x{};
+  heuristics::HeuristicView view;
+  if (h != nullptr && h->features.size() == features.size()) {
+    for (std::size_t i = 0; i < features.size(); ++i) x[i] = features[i].second;
+    view = h->view();
+  } else {
+    h = nullptr;
+    warn_untuned_once(kernel, device_arch, store);
+  }
+  const heuristics::Choice c = heuristics::choose_config(view, x.data(), default_config, space_size, legal);
+  if (c.source == heuristics::ChoiceSource::none) throw_no_legal_config(kernel);
+  return {c.config, c.source, h != nullptr ? h->arch : 0};
+}
+
+// Index of the kernel's safe default config (heuristics/kernel_defaults.h) in its space.
+uint32_t default_config_index(const TunableKernel& kernel);
+
+}  // namespace aotune::dispatch

@@ -1,0 +1,104 @@
+#include "heuristics/cross_validation.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "heuristics/decision_tree.h"
+#include "tuner/stable_hash.h"
+
+namespace aotune::heuristics {
+
+namespace {
+
+void split_rows(std::span<const std::size_t> rows, const std::vector<std::size_t>& fold_of, std::size_t fold,
+                std::vector<std::size_t>& train, std::vector<std::size_t>& test) {
+  train.clear();
+  test.clear();
+  for (std::size_t i = 0; i < rows.size(); ++i) (fold_of[i] == fold ? test : train).push_back(rows[i]);
+}
+
+Cost choice_cost(const TrainingSet& ts, std::size_t row, const Choice& c) {
+  return c.source == ChoiceSource::none ? Cost{1, 0} : Cost::of(ts.cost_at(row, c.config));
+}
+
+}  // namespace
+
+std::vector<std::size_t> assign_folds(const TrainingSet& ts, std::span<const std::size_t> rows, std::size_t folds) {
+  const std::size_t k = std::max<std::size_t>(1, std::min(folds, rows.size()));
+  std::vector<std::size_t> order(rows.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::vector<uint64_t> hash(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) hash[i] = tuner::mix64(tuner::fnv1a64(ts.shape_keys[rows[i]]));
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return hash[a] != hash[b] ? hash[a] < hash[b] : a < b;
+  });
+  std::vector<std::size_t> fold_of(rows.size());
+  for (std::size_t p = 0; p < order.size(); ++p) fold_of[order[p]] = p % k;
+  return fold_of;
+}
+
+Heuristic fit_on(const TrainingSet& ts, std::span<const std::size_t> rows, const HyperParams& params,
+                 const SubsetOptions& subset) {
+  return fit_tree(ts, rows, select_config_subset(ts, rows, subset), {params.max_depth, params.min_leaf});
+}
+
+HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size_t> rows,
+                                const CrossValidationOptions& options) {
+  if (rows.size() < 2 || options.depths.empty() || options.min_leaves.empty()) return {};
+  const std::vector<std::size_t> fold_of = assign_folds(ts, rows, options.folds);
+  const std::size_t k = *std::max_element(fold_of.begin(), fold_of.end()) + 1;
+  const int deepest = *std::max_element(options.depths.begin(), options.depths.end());
+  // cost[m][d]: summed over all folds' test rows.
+  std::vector<std::vector<Cost>> cost(options.min_leaves.size(), std::vector<Cost>(options.depths.size()));
+  std::vector<std::size_t> train, test;
+  for (std::size_t fold = 0; fold < k; ++fold) {
+    split_rows(rows, fold_of, fold, train, test);
+    const std::vector<std::size_t> subset = select_config_subset(ts, train, options.subset);
+    for (std::size_t m = 0; m < options.min_leaves.size(); ++m) {
+      const GrownTree grown = grow_tree(ts, train, subset, {deepest, options.min_leaves[m]});
+      for (std::size_t d = 0; d < options.depths.size(); ++d) {
+        const Heuristic h = flatten(grown, options.depths[d]);
+        for (const std::size_t row : test) cost[m][d] += choice_cost(ts, row, route(h, ts, row));
+      }
+    }
+  }
+  // Candidates from simplest to most complex; only a strictly lower cost displaces a simpler one.
+  std::vector<std::size_t> depth_order(options.depths.size()), leaf_order(options.min_leaves.size());
+  std::iota(depth_order.begin(), depth_order.end(), std::size_t{0});
+  std::iota(leaf_order.begin(), leaf_order.end(), std::size_t{0});
+  std::stable_sort(depth_order.begin(), depth_order.end(),
+                   [&](std::size_t a, std::size_t b) { return options.depths[a] < options.depths[b]; });
+  std::stable_sort(leaf_order.begin(), leaf_order.end(),
+                   [&](std::size_t a, std::size_t b) { return options.min_leaves[a] > options.min_leaves[b]; });
+  HyperParams best{options.depths[depth_order[0]], options.min_leaves[leaf_order[0]]};
+  Cost best_cost = cost[leaf_order[0]][depth_order[0]];
+  for (const std::size_t d : depth_order) {
+    for (const std::size_t m : leaf_order) {
+      if (cost[m][d] < best_cost) {
+        best_cost = cost[m][d];
+        best = {options.depths[d], options.min_leaves[m]};
+      }
+    }
+  }
+  return best;
+}
+
+HeldOut heldout_choices(const TrainingSet& ts, const CrossValidationOptions& options) {
+  const std::vector<std::size_t> rows = all_rows(ts);
+  HeldOut out;
+  out.choices.resize(rows.size());
+  out.fold_of = assign_folds(ts, rows, options.folds);
+  if (rows.empty()) return out;
+  const std::size_t k = *std::max_element(out.fold_of.begin(), out.fold_of.end()) + 1;
+  std::vector<std::size_t> train, test;
+  for (std::size_t fold = 0; fold < k; ++fold) {
+    split_rows(rows, out.fold_of, fold, train, test);
+    const HyperParams params = choose_hyper_params(ts, train, options);
+    out.per_fold.push_back(params);
+    const Heuristic h = fit_on(ts, train, params, options.subset);
+    for (const std::size_t row : test) out.choices[row] = route(h, ts, row);
+  }
+  return out;
+}
+
+}  // namespace aotune::heuristics

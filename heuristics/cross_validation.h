@@ -1,0 +1,55 @@
+// k-fold cross-validation over shapes: chooses the tree's depth and minimum leaf size, and scores
+// a heuristic on shapes it was not fitted on. Everything fitted inside a fold (config subset,
+// hyper-parameters, tree) sees only that fold's training shapes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "heuristics/config_subset.h"
+#include "heuristics/cost.h"
+#include "heuristics/heuristic.h"
+#include "heuristics/training_set.h"
+
+namespace aotune::heuristics {
+
+struct HyperParams {
+  int max_depth = 0;
+  std::size_t min_leaf = 1;
+  friend bool operator==(const HyperParams&, const HyperParams&) = default;
+};
+
+struct CrossValidationOptions {
+  std::size_t folds = 5;
+  std::vector<int> depths = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+  std::vector<std::size_t> min_leaves = {1, 2, 4, 8, 16, 32};
+  SubsetOptions subset;
+};
+
+// Fold (0..k-1) of each of `rows`, k = min(folds, rows.size()): rows ordered by a hash of their
+// shape key and dealt round-robin, so folds are balanced, independent of grid order (a grid that
+// cycles through dtypes must not put one dtype in one fold) and the same on every machine.
+std::vector<std::size_t> assign_folds(const TrainingSet& ts, std::span<const std::size_t> rows, std::size_t folds);
+
+// Subset, then tree, on `rows` only.
+Heuristic fit_on(const TrainingSet& ts, std::span<const std::size_t> rows, const HyperParams& params,
+                 const SubsetOptions& subset);
+
+// The hyper-parameters with the lowest cross-validated cost on `rows`; ties prefer the shallower
+// tree, then the larger leaves. Fewer than two rows: depth 0.
+HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size_t> rows,
+                                const CrossValidationOptions& options);
+
+struct HeldOut {
+  std::vector<Choice> choices;        // per shape, from a heuristic fitted without its fold
+  std::vector<HyperParams> per_fold;  // what each fold's inner cross-validation chose
+  std::vector<std::size_t> fold_of;   // per shape
+};
+
+// Nested cross-validation: for each fold, hyper-parameters are chosen by an inner
+// cross-validation on the other folds, then fitted there and used on this fold.
+HeldOut heldout_choices(const TrainingSet& ts, const CrossValidationOptions& options);
+
+}  // namespace aotune::heuristics

@@ -1,0 +1,59 @@
+// A cost-sensitive CART tree over shape features. A split is chosen to minimise the total
+// log-slowdown of the best single config on each side (not label entropy or accuracy), and each
+// node ranks its configs by their summed log-slowdown over the node's shapes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "heuristics/heuristic.h"
+#include "heuristics/training_set.h"
+
+namespace aotune::heuristics {
+
+struct TreeOptions {
+  int max_depth = 8;
+  std::size_t min_leaf = 1;  // fewest training shapes on either side of a split
+};
+
+// A fitted tree before flattening. Every node keeps its ranked configs, so one tree grown to the
+// deepest depth gives every shallower tree by truncation: greedy splits above a depth do not depend
+// on the depth limit (cross-validation over depths grows each tree once).
+struct GrownTree {
+  struct Node {
+    int32_t feature = -1;  // -1: no split (a leaf at any depth)
+    double threshold = 0;
+    int32_t left = -1;
+    int32_t right = -1;
+    int depth = 0;
+    std::vector<uint16_t> ranked;  // positions in `configs`, best first (see rank_configs)
+  };
+  std::vector<std::size_t> configs;  // the kept configs, config-space indices ascending
+  std::vector<Node> nodes;           // nodes[0] is the root; children follow their parent
+  std::vector<uint16_t> fallback;    // every kept config ranked over all training shapes
+};
+
+// Empty `configs` or `rows` gives a tree with no nodes (an untuned heuristic).
+GrownTree grow_tree(const TrainingSet& ts, std::span<const std::size_t> rows, std::vector<std::size_t> configs,
+                    const TreeOptions& options);
+
+// The tree cut at `max_depth` as flat tables.
+Heuristic flatten(const GrownTree& tree, int max_depth);
+
+// Convenience: grow and flatten.
+Heuristic fit_tree(const TrainingSet& ts, std::span<const std::size_t> rows, std::vector<std::size_t> configs,
+                   const TreeOptions& options);
+
+// Positions of `configs` ranked for `rows`: by Cost (passing everywhere first, then summed
+// log-slowdown), ties by position. When `only_passing` and some config passed on every row, the
+// others are left out, so a leaf never lists a config that failed one of its training shapes.
+std::vector<uint16_t> rank_configs(const TrainingSet& ts, std::span<const std::size_t> rows,
+                                   const std::vector<std::size_t>& configs, bool only_passing);
+
+// A split point strictly above `lo` and at most `hi`: the geometric midpoint when both are
+// positive (a midpoint in log2 space, as sizes span decades), else the arithmetic one.
+double split_threshold(double lo, double hi);
+
+}  // namespace aotune::heuristics

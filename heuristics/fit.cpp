@@ -1,0 +1,85 @@
+#include "heuristics/fit.h"
+
+#include <algorithm>
+
+#include "heuristics/cost.h"
+
+namespace aotune::heuristics {
+
+namespace {
+
+std::vector<double> single_config_slowdowns(const TrainingSet& ts, uint32_t config) {
+  std::vector<double> s;
+  for (std::size_t row = 0; row < ts.num_shapes(); ++row) s.push_back(ts.slowdown_at(row, config));
+  return s;
+}
+
+double choice_slowdown(const TrainingSet& ts, std::size_t row, const Choice& c) {
+  return c.source == ChoiceSource::none ? kInfiniteSlowdown : ts.slowdown_at(row, c.config);
+}
+
+uint32_t best_single_config(const TrainingSet& ts) {
+  uint32_t best = 0;
+  Cost best_cost{static_cast<int64_t>(ts.num_shapes()) + 1, 0};
+  for (uint32_t c = 0; c < ts.num_configs(); ++c) {
+    Cost cost;
+    for (std::size_t row = 0; row < ts.num_shapes(); ++row) cost += Cost::of(ts.cost_at(row, c));
+    if (cost < best_cost) {
+      best = c;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+nlohmann::ordered_json config_ref(const TrainingSet& ts, uint32_t c) {
+  return {{"index", c}, {"id", c < ts.num_configs() ? ts.config_ids[c] : std::string()}};
+}
+
+}  // namespace
+
+FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options) {
+  FitResult fit;
+  const std::vector<std::size_t> rows = all_rows(ts);
+  fit.heldout_detail = heldout_choices(ts, options.cv);
+  for (std::size_t row = 0; row < rows.size(); ++row) {
+    fit.heldout_slowdowns.push_back(choice_slowdown(ts, row, fit.heldout_detail.choices[row]));
+  }
+  fit.heldout = summarize_slowdowns(fit.heldout_slowdowns);
+
+  fit.params = choose_hyper_params(ts, rows, options.cv);
+  fit.model = fit_on(ts, rows, fit.params, options.cv.subset);
+  std::vector<double> training;
+  for (const std::size_t row : rows) training.push_back(choice_slowdown(ts, row, route(fit.model, ts, row)));
+  fit.training = summarize_slowdowns(std::move(training));
+
+  fit.best_single_config = best_single_config(ts);
+  fit.best_single = summarize_slowdowns(single_config_slowdowns(ts, fit.best_single_config));
+  fit.default_config = summarize_slowdowns(single_config_slowdowns(ts, ts.default_config));
+  return fit;
+}
+
+nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& ts, const std::string& arch) {
+  nlohmann::ordered_json j;
+  j["kernel"] = ts.kernel;
+  j["arch"] = arch;
+  j["num_configs"] = fit.model.configs.size();
+  j["tree_depth"] = std::max(fit.model.depth(), 0);
+  j["heldout"] = to_json(fit.heldout);
+  j["best_single_config"] = to_json(fit.best_single);
+  j["best_single_config"].update(config_ref(ts, fit.best_single_config));
+  j["default_config"] = to_json(fit.default_config);
+  j["default_config"].update(config_ref(ts, ts.default_config));
+  j["training"] = to_json(fit.training);
+  j["shapes"] = ts.num_shapes();
+  j["shapes_without_passing_config"] = ts.dropped_shapes;
+  j["folds"] = fit.heldout_detail.per_fold.size();
+  j["min_leaf"] = fit.params.min_leaf;
+  j["max_depth"] = fit.params.max_depth;
+  nlohmann::ordered_json configs = nlohmann::ordered_json::array();
+  for (const uint32_t c : fit.model.configs) configs.push_back(ts.config_ids[c]);
+  j["configs"] = configs;
+  return j;
+}
+
+}  // namespace aotune::heuristics

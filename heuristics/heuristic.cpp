@@ -1,0 +1,34 @@
+#include "heuristics/heuristic.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace aotune::heuristics {
+
+HeuristicView Heuristic::view() const {
+  HeuristicView v;
+  v.nodes = nodes.data();
+  v.num_nodes = static_cast<int32_t>(nodes.size());
+  v.leaf_configs = leaf_configs.data();
+  v.fallback = fallback.data();
+  v.num_fallback = static_cast<int32_t>(fallback.size());
+  v.config_index = configs.data();
+  v.num_configs = static_cast<int32_t>(configs.size());
+  return v;
+}
+
+int Heuristic::depth() const {
+  if (nodes.empty()) return -1;
+  std::function<int(int32_t)> depth_of = [&](int32_t i) -> int {
+    const TreeNode& n = nodes[static_cast<std::size_t>(i)];
+    return is_leaf(n) ? 0 : 1 + std::max(depth_of(n.left), depth_of(n.right));
+  };
+  return depth_of(0);
+}
+
+Choice route(const Heuristic& h, const TrainingSet& ts, std::size_t row) {
+  return choose_config(h.view(), ts.features_of(row), ts.default_config, static_cast<uint32_t>(ts.num_configs()),
+                       [&](uint32_t c) { return ts.is_legal(row, c); });
+}
+
+}  // namespace aotune::heuristics

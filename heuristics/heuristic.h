@@ -1,0 +1,29 @@
+// A fitted heuristic as flat tables: the kept configs, the tree and the ranked lists. This is
+// exactly what codegen writes into heuristic_<arch>.h and what dispatch reads back.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "heuristics/training_set.h"
+#include "heuristics/tree_node.h"
+
+namespace aotune::heuristics {
+
+struct Heuristic {
+  std::vector<uint32_t> configs;        // table position -> config-space index (ascending)
+  std::vector<TreeNode> nodes;          // pre-order; empty when untuned
+  std::vector<uint16_t> leaf_configs;   // the leaves' ranked lists, concatenated
+  std::vector<uint16_t> fallback;       // every table config, best overall first
+
+  HeuristicView view() const;
+  int depth() const;  // 0 for a single leaf, -1 without a tree
+  bool empty() const { return nodes.empty(); }
+};
+
+// The config the heuristic runs for training shape `row`, following the run-time path with the
+// database's legality standing in for supports().
+Choice route(const Heuristic& h, const TrainingSet& ts, std::size_t row);
+
+}  // namespace aotune::heuristics

@@ -1,0 +1,42 @@
+// The safe default config of each kernel: legal for every problem the kernel accepts (one element
+// per access, no grid or halo limits), run when no tuned heuristic covers the GPU. Scored as
+// "default_config" by `fit`, so the gain of tuning over it is always visible.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace aotune::heuristics {
+
+struct DefaultConfig {
+  std::string_view kernel;
+  std::string_view config_id;
+};
+
+inline constexpr DefaultConfig kDefaultConfigs[] = {
+    {"jagged_sum", "block_row.t256.v1"},
+    {"jagged_mean", "block_row.t256.v1"},
+    {"jagged_dense_add", "flat.t256.v1"},
+    {"causal_trailing_mean", "block.t256.i4.row"},
+};
+
+// Empty for a kernel without an entry.
+constexpr std::string_view default_config_id(std::string_view kernel) {
+  for (const auto& d : kDefaultConfigs) {
+    if (d.kernel == kernel) return d.config_id;
+  }
+  return {};
+}
+
+// Position of the default config among `config_ids` (a kernel's space), 0 when it has none.
+inline uint32_t default_config_index(std::string_view kernel, const std::vector<std::string>& config_ids) {
+  const std::string_view id = default_config_id(kernel);
+  for (std::size_t i = 0; i < config_ids.size(); ++i) {
+    if (config_ids[i] == id) return static_cast<uint32_t>(i);
+  }
+  return 0;
+}
+
+}  // namespace aotune::heuristics

@@ -1,0 +1,143 @@
+// Scoring: held-out slowdowns come only from heuristics that never saw the shape; summaries,
+// infinite slowdowns for configs that did not pass, folds and the fit report.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "heuristics/cross_validation.h"
+#include "heuristics/fit.h"
+#include "tests/heuristics_test_support.h"
+
+namespace aotune::heuristics {
+namespace {
+
+using test::add_timed_shape;
+using test::empty_training_set;
+
+// Shape i has feature x = i and is the only shape on which config i is fast (1.0); every other
+// config is 3x slower there. A tree can memorise the training shapes perfectly, but a shape
+// left out has no trace in its training data: its own config is never kept.
+TrainingSet memorisable(std::size_t n) {
+  TrainingSet ts = empty_training_set({"x"}, n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> t(n, 3.0);
+    t[i] = 1.0;
+    add_timed_shape(ts, "shape" + std::to_string(i), {static_cast<double>(i)}, t);
+  }
+  return ts;
+}
+
+TEST(HeldOutScoring, UsesOnlyShapesTheHeuristicWasNotFittedOn) {
+  const TrainingSet ts = memorisable(8);
+  FitOptions options;
+  options.cv.subset.max_configs = 8;
+  // A deep tree fitted on every shape memorises them: training accuracy is perfect.
+  const Heuristic deep = fit_on(ts, all_rows(ts), {.max_depth = 8, .min_leaf = 1}, options.cv.subset);
+  for (std::size_t row = 0; row < ts.num_shapes(); ++row) EXPECT_EQ(route(deep, ts, row).config, row);
+  const FitResult fit = fit_heuristic(ts, options);
+  // Held out, each shape was predicted by a model that never saw it: exactly 3x everywhere.
+  EXPECT_NEAR(fit.heldout.geomean, 3.0, 1e-12);
+  EXPECT_DOUBLE_EQ(fit.heldout.max, 3.0);
+  for (std::size_t row = 0; row < ts.num_shapes(); ++row) EXPECT_NE(fit.heldout_detail.choices[row].config, row);
+}
+
+TEST(HeldOutScoring, NoFoldPredictsItsOwnShapes) {
+  const TrainingSet ts = memorisable(20);
+  CrossValidationOptions options;
+  options.subset.max_configs = 20;
+  const HeldOut h = heldout_choices(ts, options);
+  EXPECT_EQ(h.per_fold.size(), 5u);
+  for (std::size_t row = 0; row < ts.num_shapes(); ++row) {
+    // A model that had seen shape `row` would have kept config `row` and routed it there.
+    EXPECT_NE(h.choices[row].config, row) << "shape " << row << " (fold " << h.fold_of[row] << ")";
+  }
+}
+
+TEST(HeldOutScoring, AGeneralisingTreeScoresWellHeldOut) {
+  // Two regimes by feature: learnable, so held-out is as good as training.
+  TrainingSet ts = empty_training_set({"x"}, 2);
+  for (int i = 0; i < 40; ++i) add_timed_shape(ts, "s" + std::to_string(i), {double(i)}, {i < 20 ? 1.0 : 2.0, i < 20 ? 2.0 : 1.0});
+  const FitResult fit = fit_heuristic(ts, {});
+  EXPECT_DOUBLE_EQ(fit.training.geomean, 1.0);
+  EXPECT_DOUBLE_EQ(fit.heldout.geomean, 1.0);
+}
+
+TEST(Folds, AreBalancedDeterministicAndIndependentOfGridOrder) {
+  TrainingSet a = empty_training_set({"x"}, 1), b = empty_training_set({"x"}, 1);
+  for (int i = 0; i < 23; ++i) add_timed_shape(a, "k" + std::to_string(i), {0}, {1});
+  for (int i = 22; i >= 0; --i) add_timed_shape(b, "k" + std::to_string(i), {0}, {1});
+  const auto fa = assign_folds(a, all_rows(a), 5), fb = assign_folds(b, all_rows(b), 5);
+  std::vector<int> sizes(5, 0);
+  for (std::size_t i = 0; i < 23; ++i) {
+    ++sizes[fa[i]];
+    EXPECT_EQ(fa[i], fb[22 - i]) << a.shape_keys[i];
+  }
+  EXPECT_LE(*std::max_element(sizes.begin(), sizes.end()) - *std::min_element(sizes.begin(), sizes.end()), 1);
+  EXPECT_EQ(assign_folds(a, all_rows(a), 5), fa);
+}
+
+TEST(SlowdownSummary, ComputesGeomeanNearestRankP95AndMax) {
+  std::vector<double> s(100, 1.0);
+  for (int i = 0; i < 10; ++i) s[static_cast<std::size_t>(i)] = 1.0 + 0.1 * (i + 1);  // 1.1 .. 2.0
+  const SlowdownSummary sum = summarize_slowdowns(s);
+  double log_sum = 0;
+  for (const double v : s) log_sum += std::log(v);
+  EXPECT_NEAR(sum.geomean, std::exp(log_sum / 100), 1e-12);
+  EXPECT_DOUBLE_EQ(sum.p95, 1.5);  // 95th of 100 sorted values: 90 ones then 1.1 .. 2.0
+  EXPECT_DOUBLE_EQ(sum.max, 2.0);
+  EXPECT_EQ(sum.misses, 0u);
+}
+
+TEST(SlowdownSummary, CountsConfigsThatDidNotPassAsInfinitelySlow) {
+  const SlowdownSummary sum = summarize_slowdowns({1.0, 1.2, kInfiniteSlowdown});
+  EXPECT_EQ(sum.misses, 1u);
+  EXPECT_TRUE(std::isinf(sum.geomean));
+  const auto j = to_json(sum);
+  EXPECT_TRUE(j["geomean_slowdown"].is_null());
+  EXPECT_TRUE(j["max_slowdown"].is_null());
+  EXPECT_EQ(j["misses"], 1);
+}
+
+TEST(TrainingSet, MarksCellsThatDidNotPassAndDropsShapesWithoutAnyPass) {
+  TrainingSet ts = empty_training_set({"x"}, 2);
+  EXPECT_TRUE(add_shape(ts, "a", {1}, {2.0, -1.0}, {true, false}));
+  EXPECT_FALSE(add_shape(ts, "b", {1}, {-1.0, -1.0}, {true, true}));
+  EXPECT_EQ(ts.num_shapes(), 1u);
+  EXPECT_EQ(ts.dropped_shapes, 1u);
+  EXPECT_DOUBLE_EQ(ts.slowdown_at(0, 0), 1.0);
+  EXPECT_TRUE(std::isinf(ts.slowdown_at(0, 1)));
+  EXPECT_FALSE(ts.ok(0, 1));
+  EXPECT_FALSE(ts.is_legal(0, 1));
+}
+
+TEST(FitReport, HasTheDocumentedFields) {
+  TrainingSet ts = empty_training_set({"x"}, 3);
+  for (int i = 0; i < 12; ++i) add_timed_shape(ts, "s" + std::to_string(i), {double(i)}, {1.0 + i % 2, 1.5, 2.0 - i % 2});
+  const FitResult fit = fit_heuristic(ts, {});
+  const auto j = fit_report_json(fit, ts, "sm90");
+  for (const char* key : {"kernel", "arch", "num_configs", "tree_depth", "heldout", "best_single_config", "default_config"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  for (const char* key : {"geomean_slowdown", "p95_slowdown", "max_slowdown"}) EXPECT_TRUE(j["heldout"].contains(key)) << key;
+  EXPECT_TRUE(j["best_single_config"].contains("geomean_slowdown"));
+  EXPECT_TRUE(j["default_config"].contains("geomean_slowdown"));
+  EXPECT_EQ(j["arch"], "sm90");
+}
+
+TEST(FitOnCostModel, BeatsTheBestSingleConfigOnHeldOutShapes) {
+  // A realistic matrix: the simulated device's cost model over a jagged_sum grid.
+  const tuner::ResultsDatabase db = test::cost_model_database("jagged_sum", test::small_grid("jagged_sum"), "sm90", true);
+  const TrainingSet ts = training_set_from_database(db);
+  ASSERT_GT(ts.num_shapes(), 20u);
+  EXPECT_EQ(ts.config_ids[ts.default_config], "block_row.t256.v1");
+  const FitResult fit = fit_heuristic(ts, {});
+  EXPECT_LE(fit.model.configs.size(), 8u);
+  EXPECT_EQ(fit.heldout.misses, 0u);
+  EXPECT_LE(fit.heldout.geomean, fit.best_single.geomean);
+  EXPECT_LE(fit.training.geomean, fit.heldout.geomean + 1e-12);
+}
+
+}  // namespace
+}  // namespace aotune::heuristics

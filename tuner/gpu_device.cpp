@@ -1,0 +1,116 @@
+#include "tuner/gpu_device.h"
+
+#include <algorithm>
+
+#include "kernels/common/cuda_check.h"
+
+namespace aotune::tuner {
+
+namespace {
+
+class GpuShapeRunner final : public ShapeRunner {
+ public:
+  GpuShapeRunner(GpuDevice& device, std::unique_ptr<Workload> workload)
+      : device_(device), workload_(std::move(workload)) {}
+
+  CheckResult check(std::size_t config) override {
+    workload_->poison_output(device_.stream());
+    workload_->launch(config, device_.stream());
+    return workload_->check();  // synchronises: a faulting kernel surfaces here as CudaError
+  }
+
+  Timing time(std::size_t config) override {
+    return time_interleaved({config}).front();
+  }
+
+  std::vector<Timing> time_interleaved(const std::vector<std::size_t>& configs) override {
+    const TimingProtocol& p = device_.protocol();
+    const cudaStream_t s = device_.stream();
+    // Warm-up, then one timed launch per config to size the repetitions.
+    int rounds = p.min_reps;
+    for (std::size_t c : configs) {
+      for (int w = 0; w < p.warmup; ++w) workload_->launch(c, s);
+      auto& ev = device_.events(2);
+      device_.flush_l2();
+      ev[0].record(s);
+      workload_->launch(c, s);
+      ev[1].record(s);
+      AOTUNE_CUDA_CHECK(cudaStreamSynchronize(s));
+      rounds = std::max(rounds, reps_for(1000.0 * ev[1].elapsed_ms_since(ev[0]), p));
+    }
+    // Round-robin: A/B/A/B... so clock and thermal drift hit every config alike.
+    const std::size_t n = configs.size();
+    auto& ev = device_.events(2 * n * static_cast<std::size_t>(rounds));
+    for (int r = 0; r < rounds; ++r) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t e = 2 * (static_cast<std::size_t>(r) * n + i);
+        device_.flush_l2();
+        ev[e].record(s);
+        workload_->launch(configs[i], s);
+        ev[e + 1].record(s);
+      }
+    }
+    AOTUNE_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::vector<Timing> out;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::vector<double> samples;
+      for (int r = 0; r < rounds; ++r) {
+        const std::size_t e = 2 * (static_cast<std::size_t>(r) * n + i);
+        samples.push_back(1000.0 * ev[e + 1].elapsed_ms_since(ev[e]));
+      }
+      out.push_back(summarize(std::move(samples)));
+    }
+    return out;
+  }
+
+ private:
+  GpuDevice& device_;
+  std::unique_ptr<Workload> workload_;
+};
+
+}  // namespace
+
+GpuDevice::GpuDevice(int ordinal, TimingProtocol protocol) : ordinal_(ordinal), protocol_(protocol) {
+  AOTUNE_CUDA_CHECK(cudaSetDevice(ordinal_));
+  info_ = query_device(ordinal_);
+  protocol_ = for_device(protocol_, info_);
+  stream_ = std::make_unique<CudaStream>();
+  flush_buffer_ = DeviceBuffer(static_cast<std::size_t>(protocol_.l2_flush_bytes));
+}
+
+std::unique_ptr<ShapeRunner> GpuDevice::prepare(const TunableKernel& kernel, const GridShape& shape) {
+  return std::make_unique<GpuShapeRunner>(*this, kernel.make_workload(shape.spec));
+}
+
+bool GpuDevice::context_lost() {
+  cudaGetLastError();  // clears an error that is not sticky; a sticky one stays and shows below
+  return cudaDeviceSynchronize() != cudaSuccess;
+}
+
+void GpuDevice::flush_l2() {
+  // A different byte each time, so nothing can treat the write as a no-op.
+  AOTUNE_CUDA_CHECK(cudaMemsetAsync(flush_buffer_.get(), static_cast<int>(++flushes_ & 0xff),
+                                    flush_buffer_.bytes(), stream_->get()));
+}
+
+std::deque<CudaEvent>& GpuDevice::events(std::size_t n) {
+  while (events_.size() < n) events_.emplace_back();
+  return events_;
+}
+
+double GpuDevice::estimate_seconds(const ProblemInfo& info, std::size_t configs) const {
+  return estimate_gpu_seconds(info, configs, protocol_);
+}
+
+double estimate_gpu_seconds(const ProblemInfo& info, std::size_t configs, const TimingProtocol& p) {
+  // H200-ish: ~3 TB/s achieved, ~35 us per 100 MB flush, ~5 ns per byte to build inputs and the
+  // float64 reference on the host, ~0.2 ns per byte to compare a result. Only ratios matter here.
+  const double kernel_us = 4.0 + info.bytes_moved / 3.0e6;
+  const double flush_us = static_cast<double>(p.l2_flush_bytes) / 3.0e6;
+  const int reps = reps_for(kernel_us, p);
+  const double per_config = 3e-4 + info.bytes_moved * 2e-10 +
+                            (p.warmup + 1 + reps) * (kernel_us + flush_us + 6.0) * 1e-6;
+  return 0.02 + info.bytes_moved * 5e-9 + static_cast<double>(configs) * per_config;
+}
+
+}  // namespace aotune::tuner

@@ -1,0 +1,106 @@
+#include "tuner/kernel_state.h"
+
+#include <fmt/core.h>
+#include <spdlog/spdlog.h>
+
+#include <set>
+
+#include "kernels/common/errors.h"
+#include "tuner/atomic_file.h"
+
+namespace aotune::tuner {
+
+std::string crashes_path(const std::string& db_path) { return db_path + ".crashes"; }
+std::string journal_path(const std::string& worker_db_path) { return worker_db_path + ".journal"; }
+
+ResultsDatabase make_header(const TunableKernel& kernel, const DeviceSetup& setup, const ShapeGrid& grid,
+                            const ShardSpec& shard, Effort effort) {
+  ResultsDatabase db;
+  db.kernel = std::string(kernel.name());
+  db.arch = setup.info.arch();
+  db.device = setup.info;
+  db.source_hash = std::string(kernel.source_hash());
+  db.protocol = to_json(setup.protocol, std::string(to_string(effort)));
+  db.configs = config_entries(kernel);
+  db.grid_shapes = static_cast<int64_t>(grid.shapes.size());
+  db.grid_digest = grid.digest;
+  if (shard.sharded()) db.shard = ShardInfo{shard.index, shard.count};
+  return db;
+}
+
+namespace {
+
+// Why `existing` cannot be continued by this sweep, phrased for the user; empty when it can.
+std::string why_not_current(const ResultsDatabase& existing, const ResultsDatabase& header) {
+  if (existing.kernel != header.kernel || existing.arch != header.arch) {
+    return fmt::format("it holds {} on {}, not {} on {}", existing.kernel, existing.arch, header.kernel, header.arch);
+  }
+  if (existing.source_hash != header.source_hash) return "it was tuned on an older kernel source";
+  if (existing.shard != header.shard) return "it holds a different shard";
+  const std::string diff = incompatibility(existing, header);
+  return diff.empty() ? "" : "it differs in " + diff;
+}
+
+}  // namespace
+
+KernelState prepare_kernel(const TuneOptions& o, const DeviceSetup& setup, const ShardSpec& shard,
+                           const TunableKernel& kernel, ShapeGrid grid) {
+  KernelState st;
+  st.kernel = &kernel;
+  st.grid = std::move(grid);
+  for (const GridShape& s : st.grid.shapes) {
+    if (shard.holds(s.index)) st.mine.push_back(static_cast<std::size_t>(s.index));
+  }
+  st.db_path = database_path(o.out_dir, setup.info.arch(), std::string(kernel.name()), shard);
+  st.lock = std::make_unique<FileLock>(st.db_path + ".lock", o.lock_timeout_seconds);
+  st.base = make_header(kernel, setup, st.grid, shard, o.effort);
+
+  std::optional<ResultsDatabase> existing;
+  std::vector<std::pair<std::string, ResultsDatabase>> pieces;
+  try {
+    existing = load_database(st.db_path);
+    for (const std::string& path : find_worker_databases(st.db_path)) pieces.emplace_back(path, *load_database(path));
+  } catch (const InvalidArgument& e) {
+    if (!o.force) throw;
+    spdlog::warn("{}; --force: it will be replaced", e.what());
+  }
+  for (const std::string& path : find_worker_databases(st.db_path)) st.leftovers.push_back(path);
+  if (o.force) {
+    remove_file_if_exists(crashes_path(st.db_path));
+    st.remaining = st.mine;
+    return st;
+  }
+
+  const std::set<std::size_t> mine(st.mine.begin(), st.mine.end());
+  auto fold = [&](const std::string& origin, const ResultsDatabase& db) {
+    if (const std::string why = why_not_current(db, st.base); !why.empty()) {
+      throw InvalidArgument(fmt::format("{} cannot be continued: {}. Pass --force to re-tune from scratch (the file "
+                                        "is replaced), or restore the setup it was made with",
+                                        origin, why));
+    }
+    for (const ShapeResult& s : db.shapes) {
+      if (mine.count(static_cast<std::size_t>(s.index))) st.base.put(s);
+    }
+  };
+  if (existing) fold(st.db_path, *existing);
+  for (const auto& [path, db] : pieces) fold(path, db);
+  st.measured_before = st.base.shapes.size();
+  for (std::size_t i : st.mine) {
+    if (st.base.find(st.grid.shapes[i].key) == nullptr) st.remaining.push_back(i);
+  }
+  const bool anything = existing.has_value() || !pieces.empty();
+  if (anything && !o.resume) {
+    if (st.remaining.empty() && pieces.empty()) {
+      st.up_to_date = true;
+      return st;
+    }
+    throw InvalidArgument(fmt::format("{} is incomplete ({} of {} shapes measured{}): pass --resume to continue, or "
+                                      "--force to start over",
+                                      st.db_path, st.measured_before, st.mine.size(),
+                                      pieces.empty() ? "" : ", some in worker files of an interrupted multi-GPU run"));
+  }
+  st.crashes = load_crash_records(crashes_path(st.db_path));
+  return st;
+}
+
+}  // namespace aotune::tuner

@@ -1,0 +1,57 @@
+// Which configs of one shape to measure, and which one wins.
+//   exhaustive: every legal config.
+//   quick: seeded candidates (best configs of measured neighbouring shapes, the first legal config,
+//          a few spread over the space), then local search over configs that differ from the
+//          current best in one field, until no neighbour improves.
+//   none: the first legal config that passes its check.
+// Legal configs left unmeasured are recorded as skipped. Configs within near_tie of the best are
+// re-timed interleaved; the winner is the lowest median, then the lowest config index.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/common/tunable_kernel.h"
+#include "tuner/cell.h"
+
+namespace aotune::tuner {
+
+enum class Effort { none, quick, full };
+enum class SearchMode { none, quick, exhaustive };
+
+Effort parse_effort(std::string_view name);  // throws InvalidArgument
+std::string_view to_string(Effort e);
+std::string_view to_string(SearchMode m);
+
+// For each config, the configs whose JSON differs from it in exactly one field.
+std::vector<std::vector<std::size_t>> one_field_neighbours(const TunableKernel& kernel);
+
+struct SearchPlan {
+  SearchMode mode = SearchMode::exhaustive;
+  // Pre-set cells (illegal, crashed); every other entry must be `skipped` and is a candidate.
+  std::vector<Cell> cells;
+  std::vector<std::size_t> seeds;  // quick only: configs to try first
+  const std::vector<std::vector<std::size_t>>* neighbours = nullptr;  // quick only
+  double near_tie = 0.02;
+  int max_tie_candidates = 4;
+};
+
+struct SearchOutcome {
+  std::vector<Cell> cells;
+  std::optional<std::size_t> best;
+};
+
+// `measure` checks then times one config; `retime` times several interleaved.
+using MeasureFn = std::function<Cell(std::size_t)>;
+using RetimeFn = std::function<std::vector<Timing>(const std::vector<std::size_t>&)>;
+
+SearchOutcome run_search(const SearchPlan& plan, const MeasureFn& measure, const RetimeFn& retime);
+
+// Lowest median, then lowest index, among ok cells.
+std::optional<std::size_t> fastest(const std::vector<Cell>& cells);
+
+}  // namespace aotune::tuner
