@@ -18,6 +18,8 @@ std::string offsets_error(const std::vector<int64_t>& offsets, IndexType type, i
   const auto bytes = encode_index(offsets, type);
   DeviceBuffer d(bytes.size());
   d.upload(bytes.data(), bytes.size());
+  // A pageable cudaMemcpy may return before its DMA lands; the check runs on a non-blocking stream.
+  AOTUNE_CUDA_CHECK(cudaDeviceSynchronize());
   CudaStream s;
   try {
     check_offsets_on_device(d.get(), type, static_cast<int64_t>(offsets.size()) - 1, nnz, limit, "N", s.get());
@@ -49,6 +51,7 @@ TEST(DeviceFeatureCountsCheck, NamesTheCountOutsideZeroToM) {
   DeviceBuffer d_off(off.size()), d_fc(fc.size());
   d_off.upload(off.data(), off.size());
   d_fc.upload(fc.data(), fc.size());
+  AOTUNE_CUDA_CHECK(cudaDeviceSynchronize());
   jagged_reduce::Problem p;
   p.op = jagged_reduce::Op::mean;
   p.B = 2;
