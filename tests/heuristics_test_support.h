@@ -3,6 +3,7 @@
 // tuner CLI), saved into temporary folders laid out like configs/.
 #pragma once
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -29,7 +30,7 @@ inline heuristics::TrainingSet empty_training_set(std::vector<std::string> featu
   heuristics::TrainingSet ts;
   ts.kernel = "synthetic";
   ts.feature_names = std::move(features);
-  for (std::size_t c = 0; c < configs; ++c) ts.config_ids.push_back("c" + std::to_string(c));
+  for (std::size_t c = 0; c < configs; ++c) ts.config_ids.push_back(fmt::format("c{}", c));
   return ts;
 }
 
@@ -45,7 +46,7 @@ class TempDir {
   TempDir() {
     static std::atomic<int> counter{0};
     path_ = std::filesystem::temp_directory_path() /
-            ("aotune_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+            fmt::format("aotune_test_{}_{}", ::getpid(), counter++);
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }

@@ -1,5 +1,6 @@
 // Scoring: held-out slowdowns come only from heuristics that never saw the shape; summaries,
 // infinite slowdowns for configs that did not pass, folds and the fit report.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,7 +25,7 @@ TrainingSet memorisable(std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     std::vector<double> t(n, 3.0);
     t[i] = 1.0;
-    add_timed_shape(ts, "shape" + std::to_string(i), {static_cast<double>(i)}, t);
+    add_timed_shape(ts, fmt::format("shape{}", i), {static_cast<double>(i)}, t);
   }
   return ts;
 }
@@ -58,7 +59,7 @@ TEST(HeldOutScoring, NoFoldPredictsItsOwnShapes) {
 TEST(HeldOutScoring, AGeneralisingTreeScoresWellHeldOut) {
   // Two regimes by feature: learnable, so held-out is as good as training.
   TrainingSet ts = empty_training_set({"x"}, 2);
-  for (int i = 0; i < 40; ++i) add_timed_shape(ts, "s" + std::to_string(i), {double(i)}, {i < 20 ? 1.0 : 2.0, i < 20 ? 2.0 : 1.0});
+  for (int i = 0; i < 40; ++i) add_timed_shape(ts, fmt::format("s{}", i), {double(i)}, {i < 20 ? 1.0 : 2.0, i < 20 ? 2.0 : 1.0});
   const FitResult fit = fit_heuristic(ts, {});
   EXPECT_DOUBLE_EQ(fit.training.geomean, 1.0);
   EXPECT_DOUBLE_EQ(fit.heldout.geomean, 1.0);
@@ -66,8 +67,8 @@ TEST(HeldOutScoring, AGeneralisingTreeScoresWellHeldOut) {
 
 TEST(Folds, AreBalancedDeterministicAndIndependentOfGridOrder) {
   TrainingSet a = empty_training_set({"x"}, 1), b = empty_training_set({"x"}, 1);
-  for (int i = 0; i < 23; ++i) add_timed_shape(a, "k" + std::to_string(i), {0}, {1});
-  for (int i = 22; i >= 0; --i) add_timed_shape(b, "k" + std::to_string(i), {0}, {1});
+  for (int i = 0; i < 23; ++i) add_timed_shape(a, fmt::format("k{}", i), {0}, {1});
+  for (int i = 22; i >= 0; --i) add_timed_shape(b, fmt::format("k{}", i), {0}, {1});
   const auto fa = assign_folds(a, all_rows(a), 5), fb = assign_folds(b, all_rows(b), 5);
   std::vector<int> sizes(5, 0);
   for (std::size_t i = 0; i < 23; ++i) {
@@ -114,7 +115,7 @@ TEST(TrainingSet, MarksCellsThatDidNotPassAndDropsShapesWithoutAnyPass) {
 
 TEST(FitReport, HasTheDocumentedFields) {
   TrainingSet ts = empty_training_set({"x"}, 3);
-  for (int i = 0; i < 12; ++i) add_timed_shape(ts, "s" + std::to_string(i), {double(i)}, {1.0 + i % 2, 1.5, 2.0 - i % 2});
+  for (int i = 0; i < 12; ++i) add_timed_shape(ts, fmt::format("s{}", i), {double(i)}, {1.0 + i % 2, 1.5, 2.0 - i % 2});
   const FitResult fit = fit_heuristic(ts, {});
   const auto j = fit_report_json(fit, ts, "sm90");
   for (const char* key : {"kernel", "arch", "num_configs", "tree_depth", "heldout", "best_single_config", "default_config"}) {

@@ -1,4 +1,5 @@
 // Config-subset selection: greedy cover with swaps, worst-case cap, determinism.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <random>
@@ -22,7 +23,7 @@ TrainingSet three_groups() {
       t[static_cast<std::size_t>(g)] = 1.0;
       t[3] = 1.1;
       t[4] = 3.0;
-      add_timed_shape(ts, "g" + std::to_string(g) + "_" + std::to_string(i), {double(g)}, t);
+      add_timed_shape(ts, fmt::format("g{}_{}", g, i), {double(g)}, t);
     }
   }
   return ts;
@@ -51,7 +52,7 @@ TEST(ConfigSubset, CapsTheWorstCaseBeforeTheGeomean) {
   // c0: perfect on 9 shapes, 2x on one. c1: 1.2x everywhere. Geomean prefers c0
   // (2^(1/10) = 1.07 < 1.2); with a 1.25 cap the 2x shape makes c1 the pick.
   TrainingSet ts = empty_training_set({"x"}, 2);
-  for (int i = 0; i < 10; ++i) add_timed_shape(ts, "s" + std::to_string(i), {double(i)}, {i == 0 ? 2.0 : 1.0, 1.2});
+  for (int i = 0; i < 10; ++i) add_timed_shape(ts, fmt::format("s{}", i), {double(i)}, {i == 0 ? 2.0 : 1.0, 1.2});
   const auto rows = all_rows(ts);
   EXPECT_EQ(select_config_subset(ts, rows, {.max_configs = 1, .worst_case_cap = 1.25}), (std::vector<std::size_t>{1}));
   EXPECT_EQ(select_config_subset(ts, rows, {.max_configs = 1, .worst_case_cap = 3.0}), (std::vector<std::size_t>{0}));
@@ -70,7 +71,7 @@ TEST(ConfigSubset, KeepsAConfigThatIsTheOnlyOneToPassOnSomeShape) {
 
 TEST(ConfigSubset, BreaksTiesByLowerConfigIndex) {
   TrainingSet ts = empty_training_set({"x"}, 4);
-  for (int i = 0; i < 5; ++i) add_timed_shape(ts, "s" + std::to_string(i), {double(i)}, {2.0, 1.0, 1.0, 1.0});
+  for (int i = 0; i < 5; ++i) add_timed_shape(ts, fmt::format("s{}", i), {double(i)}, {2.0, 1.0, 1.0, 1.0});
   const auto rows = all_rows(ts);
   EXPECT_EQ(select_config_subset(ts, rows, {.max_configs = 1}), (std::vector<std::size_t>{1}));
 }
@@ -81,7 +82,7 @@ TEST(ConfigSubset, SwapsBeatPlainGreedyWhenAPairCoversBetter) {
   TrainingSet ts = empty_training_set({"x"}, 3);
   for (int i = 0; i < 6; ++i) {
     const bool left = i < 3;
-    add_timed_shape(ts, "s" + std::to_string(i), {double(i)}, {1.05, left ? 1.0 : 2.0, left ? 2.0 : 1.0});
+    add_timed_shape(ts, fmt::format("s{}", i), {double(i)}, {1.05, left ? 1.0 : 2.0, left ? 2.0 : 1.0});
   }
   const auto rows = all_rows(ts);
   EXPECT_EQ(select_config_subset(ts, rows, {.max_configs = 2}), (std::vector<std::size_t>{1, 2}));
@@ -94,7 +95,7 @@ TEST(ConfigSubset, IsDeterministicOnRandomData) {
   for (int i = 0; i < 200; ++i) {
     std::vector<double> t(20);
     for (auto& v : t) v = time(rng);
-    add_timed_shape(ts, "s" + std::to_string(i), {double(i)}, t);
+    add_timed_shape(ts, fmt::format("s{}", i), {double(i)}, t);
   }
   const auto rows = all_rows(ts);
   const auto first = select_config_subset(ts, rows, {});

@@ -1,5 +1,6 @@
 // The cost-sensitive decision tree: recovering a known tree, cost- rather than count-driven splits,
 // legal routing of training shapes, and the run-time fallback order.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -23,7 +24,7 @@ TrainingSet known_tree_matrix() {
     for (const double b : {1.0, 7.0, 100.0, 3000.0}) {
       const double jitter = 1.0 + 0.01 * static_cast<double>(rng() % 5);
       const bool small = m < 64;
-      add_timed_shape(ts, "B=" + std::to_string(b) + ",M=" + std::to_string(m), {b, m},
+      add_timed_shape(ts, fmt::format("B={},M={}", b, m), {b, m},
                       {small ? 1.0 : 2.0 * jitter, small ? 2.5 * jitter : 1.0, 1.5});
     }
   }
@@ -56,7 +57,7 @@ TEST(TreeFit, SplitsWhereTheSlowdownIsLargestNotWhereMostPicksChange) {
   TrainingSet ts = empty_training_set({"many", "rare"}, 2);
   for (int i = 0; i < 40; ++i) {
     const bool many = i >= 20;
-    add_timed_shape(ts, "s" + std::to_string(i), {many ? 10.0 : 0.0, 0.0}, {many ? 1.01 : 1.0, many ? 1.0 : 1.5});
+    add_timed_shape(ts, fmt::format("s{}", i), {many ? 10.0 : 0.0, 0.0}, {many ? 1.01 : 1.0, many ? 1.0 : 1.5});
   }
   add_timed_shape(ts, "rare", {0.0, 1.0}, {3.0, 1.0});
   const auto rows = all_rows(ts);
@@ -83,7 +84,7 @@ TEST(TreeFit, NeverRoutesATrainingShapeToAnIllegalConfig) {
     } else {
       t[0] *= 0.3;  // the illegal-elsewhere config is the fastest where it runs
     }
-    add_shape(ts, "s" + std::to_string(i), {m, b}, t, legal);
+    add_shape(ts, fmt::format("s{}", i), {m, b}, t, legal);
   }
   const FitResult fit = fit_heuristic(ts, {});
   for (std::size_t row = 0; row < ts.num_shapes(); ++row) {

@@ -1,6 +1,7 @@
 #include "tuner/search.h"
 
 #include <algorithm>
+#include <set>
 
 #include "kernels/common/errors.h"
 
@@ -87,15 +88,26 @@ class Search {
     for (std::size_t i : start) {
       if (is_candidate(i)) run(i);
     }
+    // One-field moves never leave a connected component of the neighbour graph (a strategy with
+    // its own fields is often one): seed every component, then climb once in each from its best.
+    const std::vector<int> component = components(*plan_.neighbours);
+    std::set<int> seeded;
+    for (std::size_t i = 0; i < cells_.size(); ++i) {
+      if (measured_[i]) seeded.insert(component[i]);
+    }
+    for (std::size_t i : candidates_) {
+      if (seeded.insert(component[i]).second) run(i);
+    }
     if (!fastest(cells_)) first_passing();  // every seed failed: find something that works
-    // Hill-climb over one-field neighbours; each move strictly improves, so it terminates.
-    for (auto current = fastest(cells_); current;) {
-      for (std::size_t n : (*plan_.neighbours)[*current]) {
-        if (is_candidate(n)) run(n);
+    std::set<int> climbed;
+    for (;;) {
+      std::optional<std::size_t> from;
+      for (std::size_t i = 0; i < cells_.size(); ++i) {
+        if (cells_[i].ok() && !climbed.count(component[i]) && (!from || faster(i, *from))) from = i;
       }
-      const auto next = fastest(cells_);
-      if (next == current) break;
-      current = next;
+      if (!from) break;
+      climbed.insert(component[*from]);
+      climb(*from);
     }
   }
 
@@ -107,6 +119,47 @@ class Search {
   }
 
  private:
+  // Lower median, then lower index.
+  bool faster(std::size_t a, std::size_t b) const {
+    const double ta = cells_[a].timing.median_us, tb = cells_[b].timing.median_us;
+    return ta < tb || (ta == tb && a < b);
+  }
+
+  // Moves to the fastest one-field neighbour while it improves; each move strictly improves.
+  void climb(std::size_t current) {
+    for (;;) {
+      std::size_t next = current;
+      for (std::size_t n : (*plan_.neighbours)[current]) {
+        if (is_candidate(n)) run(n);
+        if (cells_[n].ok() && faster(n, next)) next = n;
+      }
+      if (next == current) return;
+      current = next;
+    }
+  }
+
+  static std::vector<int> components(const std::vector<std::vector<std::size_t>>& neighbours) {
+    std::vector<int> id(neighbours.size(), -1);
+    int next = 0;
+    for (std::size_t root = 0; root < neighbours.size(); ++root) {
+      if (id[root] >= 0) continue;
+      std::vector<std::size_t> stack = {root};
+      id[root] = next;
+      while (!stack.empty()) {
+        const std::size_t at = stack.back();
+        stack.pop_back();
+        for (std::size_t n : neighbours[at]) {
+          if (id[n] < 0) {
+            id[n] = next;
+            stack.push_back(n);
+          }
+        }
+      }
+      ++next;
+    }
+    return id;
+  }
+
   bool is_candidate(std::size_t i) const {
     return i < cells_.size() && !measured_[i] && std::binary_search(candidates_.begin(), candidates_.end(), i);
   }

@@ -2,7 +2,8 @@
 //   exhaustive: every legal config.
 //   quick: seeded candidates (best configs of measured neighbouring shapes, the first legal config,
 //          a few spread over the space), then local search over configs that differ from the
-//          current best in one field, until no neighbour improves.
+//          current one in one field, until no neighbour improves: once from the best measured
+//          config of each connected part of that neighbour graph.
 //   none: the first legal config that passes its check.
 // Legal configs left unmeasured are recorded as skipped. Configs within near_tie of the best are
 // re-timed interleaved; the winner is the lowest median, then the lowest config index.
@@ -45,7 +46,8 @@ struct SearchOutcome {
   std::optional<std::size_t> best;
 };
 
-// `measure` checks then times one config; `retime` times several interleaved.
+// `measure` checks then times one config; `retime` times several interleaved (an empty result keeps
+// the first timings).
 using MeasureFn = std::function<Cell(std::size_t)>;
 using RetimeFn = std::function<std::vector<Timing>(const std::vector<std::size_t>&)>;
 

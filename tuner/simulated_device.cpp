@@ -1,5 +1,7 @@
 #include "tuner/simulated_device.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -88,7 +90,11 @@ class SimulatedShapeRunner final : public ShapeRunner {
     const SimulationOptions& o = device_.options();
     if (o.delay_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(o.delay_ms));
     const std::string id = kernel_.config_id(config);
-    if (o.crash_configs.count(id)) std::raise(SIGSEGV);  // a worker dying mid-cell, as a bad kernel would
+    if (o.crash_configs.count(id)) {  // a worker dying mid-cell, as a bad kernel would; no core file
+      const rlimit no_core{0, 0};
+      ::setrlimit(RLIMIT_CORE, &no_core);
+      std::raise(SIGSEGV);
+    }
     if (o.lose_context_configs.count(id)) {
       device_.mark_context_lost();
       throw CudaError("simulated sticky error: cudaErrorIllegalAddress (an illegal memory access was encountered)");
