@@ -2,11 +2,10 @@
 // kernel, the database it came from, the scores and the fitted tables, or why there are none.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "heuristics/fit.h"
 #include "heuristics/heuristic.h"
@@ -14,9 +13,9 @@
 namespace aotune::codegen {
 
 struct DatabaseIdentity {
-  std::string path;         // as the repository names it: configs/<arch>/<kernel>.json
-  std::string sha256;       // of the file's bytes
-  std::string device;       // device name
+  std::string path;    // as the repository names it: configs/<arch>/<kernel>.json
+  std::string sha256;  // of the file's bytes
+  std::string device;  // device name
   std::string compute_capability;
   int sm_count = 0;
   bool simulated = false;
@@ -42,9 +41,9 @@ struct KernelEntry {
   std::optional<DatabaseIdentity> database;
   std::optional<FitScores> scores;
   std::vector<std::string> features;
-  std::vector<std::string> config_ids;         // per table position
-  std::vector<nlohmann::json> config_json;     // per table position
-  heuristics::Heuristic model;                 // empty when untuned
+  std::vector<std::string> config_ids;      // per table position
+  std::vector<nlohmann::json> config_json;  // per table position
+  heuristics::Heuristic model;              // empty when untuned
   std::string default_config_id;
 
   bool tuned() const { return !model.empty(); }

@@ -9,15 +9,34 @@ namespace aotune::codegen {
 const std::vector<ConfigBinding>& config_bindings() {
   // One entry per registered kernel.
   static const std::vector<ConfigBinding> bindings = {
-      {"jagged_sum", "kernels/jagged_reduce/jagged_reduce.h", "aotune::jagged_reduce::Config",
-       {{"strategy", "aotune::jagged_reduce::Strategy"}, {"threads", {}}, {"vec", {}}, {"chunk", {}}}},
-      {"jagged_mean", "kernels/jagged_reduce/jagged_reduce.h", "aotune::jagged_reduce::Config",
-       {{"strategy", "aotune::jagged_reduce::Strategy"}, {"threads", {}}, {"vec", {}}, {"chunk", {}}}},
-      {"jagged_dense_add", "kernels/jagged_dense_add/jagged_dense_add.h", "aotune::jagged_dense_add::Config",
-       {{"strategy", "aotune::jagged_dense_add::Strategy"}, {"threads", {}}, {"rows_per_block", {}}, {"vec", {}}}},
-      {"causal_trailing_mean", "kernels/causal_trailing_mean/causal_trailing_mean.h",
+      {"jagged_sum",
+       "kernels/jagged_reduce/jagged_reduce.h",
+       "aotune::jagged_reduce::Config",
+       {{"strategy", "aotune::jagged_reduce::Strategy"},
+        {"threads", {}},
+        {"vec", {}},
+        {"chunk", {}}}},
+      {"jagged_mean",
+       "kernels/jagged_reduce/jagged_reduce.h",
+       "aotune::jagged_reduce::Config",
+       {{"strategy", "aotune::jagged_reduce::Strategy"},
+        {"threads", {}},
+        {"vec", {}},
+        {"chunk", {}}}},
+      {"jagged_dense_add",
+       "kernels/jagged_dense_add/jagged_dense_add.h",
+       "aotune::jagged_dense_add::Config",
+       {{"strategy", "aotune::jagged_dense_add::Strategy"},
+        {"threads", {}},
+        {"rows_per_block", {}},
+        {"vec", {}}}},
+      {"causal_trailing_mean",
+       "kernels/causal_trailing_mean/causal_trailing_mean.h",
        "aotune::causal_trailing_mean::Config",
-       {{"unit", "aotune::causal_trailing_mean::Unit"}, {"threads", {}}, {"items", {}}, {"seg_tiles", {}}}},
+       {{"unit", "aotune::causal_trailing_mean::Unit"},
+        {"threads", {}},
+        {"items", {}},
+        {"seg_tiles", {}}}},
   };
   return bindings;
 }
@@ -26,9 +45,10 @@ const ConfigBinding& config_binding(std::string_view kernel) {
   for (const ConfigBinding& b : config_bindings()) {
     if (b.kernel == kernel) return b;
   }
-  throw InvalidArgument(fmt::format("kernel '{}' has no config binding for code generation: add one to "
-                                    "codegen/config_bindings.cpp",
-                                    kernel));
+  throw InvalidArgument(
+      fmt::format("kernel '{}' has no config binding for code generation: add one to "
+                  "codegen/config_bindings.cpp",
+                  kernel));
 }
 
 std::string config_aggregate(const ConfigBinding& binding, const nlohmann::json& config) {
@@ -37,7 +57,8 @@ std::string config_aggregate(const ConfigBinding& binding, const nlohmann::json&
     const AggregateField& f = binding.fields[i];
     const std::string key(f.name);
     if (!config.is_object() || !config.contains(key)) {
-      throw InvalidArgument(fmt::format("{} config {} has no field '{}'", binding.kernel, config.dump(), key));
+      throw InvalidArgument(
+          fmt::format("{} config {} has no field '{}'", binding.kernel, config.dump(), key));
     }
     const nlohmann::json& v = config.at(key);
     std::string value;
@@ -46,7 +67,8 @@ std::string config_aggregate(const ConfigBinding& binding, const nlohmann::json&
     } else if (f.enum_type.empty() && v.is_number_integer()) {
       value = std::to_string(v.get<long long>());
     } else {
-      throw InvalidArgument(fmt::format("{} config field '{}' = {} is not {}", binding.kernel, key, v.dump(),
+      throw InvalidArgument(fmt::format("{} config field '{}' = {} is not {}", binding.kernel, key,
+                                        v.dump(),
                                         f.enum_type.empty() ? "an integer" : "an enumerator name"));
     }
     out += fmt::format("{}.{} = {}", i == 0 ? "" : ", ", key, value);

@@ -30,35 +30,42 @@ heuristics::SlowdownSummary rounded(heuristics::SlowdownSummary s) {
   return s;
 }
 
-void check_matches_kernel(const tuner::ResultsDatabase& db, const TunableKernel& kernel, const std::string& arch,
-                          const std::string& path) {
-  const std::string retune = fmt::format("re-tune: aot-runner tune --kernel {} on an {} GPU", kernel.name(), arch);
+void check_matches_kernel(const tuner::ResultsDatabase& db, const TunableKernel& kernel,
+                          const std::string& arch, const std::string& path) {
+  const std::string retune =
+      fmt::format("re-tune: aot-runner tune --kernel {} on an {} GPU", kernel.name(), arch);
   if (db.kernel != kernel.name() || db.arch != arch) {
-    throw InvalidArgument(fmt::format("{} holds kernel '{}' on '{}', expected '{}' on '{}'", path, db.kernel, db.arch,
-                                      kernel.name(), arch));
+    throw InvalidArgument(fmt::format("{} holds kernel '{}' on '{}', expected '{}' on '{}'", path,
+                                      db.kernel, db.arch, kernel.name(), arch));
   }
   bool same_configs = db.configs.size() == kernel.num_configs();
-  for (std::size_t i = 0; same_configs && i < db.configs.size(); ++i) same_configs = db.configs[i].id == kernel.config_id(i);
+  for (std::size_t i = 0; same_configs && i < db.configs.size(); ++i)
+    same_configs = db.configs[i].id == kernel.config_id(i);
   if (!same_configs) {
-    throw InvalidArgument(fmt::format("{} lists {} configs that differ from the {} configs of {} now; {}", path,
-                                      db.configs.size(), kernel.num_configs(), kernel.name(), retune));
+    throw InvalidArgument(
+        fmt::format("{} lists {} configs that differ from the {} configs of {} now; {}", path,
+                    db.configs.size(), kernel.num_configs(), kernel.name(), retune));
   }
   if (!db.shapes.empty()) {
     std::vector<std::string> names;
     for (const auto& [name, value] : db.shapes.front().features) names.push_back(name);
     const std::vector<std::string> now = heuristics::current_feature_names(kernel);
     if (names != now) {
-      throw InvalidArgument(fmt::format("{} records features [{}] but {} computes [{}] now; {}", path,
-                                        fmt::join(names, ", "), kernel.name(), fmt::join(now, ", "), retune));
+      throw InvalidArgument(fmt::format("{} records features [{}] but {} computes [{}] now; {}",
+                                        path, fmt::join(names, ", "), kernel.name(),
+                                        fmt::join(now, ", "), retune));
     }
   }
   if (db.source_hash != kernel.source_hash()) {
-    spdlog::warn("{} was tuned against kernel source {}, the tree has {}: its timings may be stale ({})", path,
-                 db.source_hash.substr(0, 16), std::string(kernel.source_hash()).substr(0, 16), retune);
+    spdlog::warn(
+        "{} was tuned against kernel source {}, the tree has {}: its timings may be stale ({})",
+        path, db.source_hash.substr(0, 16), std::string(kernel.source_hash()).substr(0, 16),
+        retune);
   }
 }
 
-DatabaseIdentity identity_of(const tuner::ResultsDatabase& db, const std::string& text, const std::string& path) {
+DatabaseIdentity identity_of(const tuner::ResultsDatabase& db, const std::string& text,
+                             const std::string& path) {
   DatabaseIdentity id;
   id.path = path;
   id.sha256 = sha256_hex(text);
@@ -70,7 +77,8 @@ DatabaseIdentity identity_of(const tuner::ResultsDatabase& db, const std::string
   return id;
 }
 
-void fill_from_fit(KernelEntry& entry, const tuner::ResultsDatabase& db, const EmitOptions& options) {
+void fill_from_fit(KernelEntry& entry, const tuner::ResultsDatabase& db,
+                   const EmitOptions& options) {
   const heuristics::TrainingSet ts = heuristics::training_set_from_database(db);
   entry.database->shapes = ts.num_shapes();
   if (ts.num_shapes() == 0) {
@@ -95,14 +103,15 @@ void fill_from_fit(KernelEntry& entry, const tuner::ResultsDatabase& db, const E
   entry.scores = s;
 }
 
-KernelEntry build_kernel_entry(const TunableKernel& kernel, const std::string& arch, const Manifest& manifest,
-                               const EmitOptions& options) {
+KernelEntry build_kernel_entry(const TunableKernel& kernel, const std::string& arch,
+                               const Manifest& manifest, const EmitOptions& options) {
   KernelEntry entry;
   entry.kernel = std::string(kernel.name());
   entry.default_config_id = std::string(heuristics::default_config_id(kernel.name()));
   entry.features = heuristics::current_feature_names(kernel);
   const std::string repo_path = fmt::format("configs/{}/{}.json", arch, kernel.name());
-  if (std::find(manifest.kernels.begin(), manifest.kernels.end(), entry.kernel) == manifest.kernels.end()) {
+  if (std::find(manifest.kernels.begin(), manifest.kernels.end(), entry.kernel) ==
+      manifest.kernels.end()) {
     entry.note = "not listed in configs/manifest.json";
     return entry;
   }
@@ -116,7 +125,8 @@ KernelEntry build_kernel_entry(const TunableKernel& kernel, const std::string& a
   check_matches_kernel(db, kernel, arch, path);
   entry.database = identity_of(db, *text, repo_path);
   if (db.device.simulated && !options.allow_simulated) {
-    entry.note = fmt::format("{} comes from the simulated device, which is not real tuning", repo_path);
+    entry.note =
+        fmt::format("{} comes from the simulated device, which is not real tuning", repo_path);
     return entry;
   }
   fill_from_fit(entry, db, options);
@@ -131,7 +141,8 @@ std::string path_in(const std::string& dir, const std::string& name) {
 
 std::string emit_command(const std::string& arch) { return "aot-runner emit --arch " + arch; }
 
-ArchHeuristics build_arch_heuristics(const std::string& arch, const Manifest& manifest, const EmitOptions& options) {
+ArchHeuristics build_arch_heuristics(const std::string& arch, const Manifest& manifest,
+                                     const EmitOptions& options) {
   ArchHeuristics h;
   h.arch = arch;
   for (const TunableKernel* kernel : all_kernels()) {
@@ -144,9 +155,11 @@ std::vector<GeneratedFile> generate_files(const EmitOptions& options) {
   const Manifest manifest = load_manifest(path_in(options.configs_dir, "manifest.json"));
   std::vector<std::string> archs = options.archs.empty() ? manifest.architectures : options.archs;
   for (const std::string& arch : archs) {
-    if (std::find(manifest.architectures.begin(), manifest.architectures.end(), arch) == manifest.architectures.end()) {
-      throw InvalidArgument(fmt::format("architecture '{}' is not in {}/manifest.json (it lists {}); add it there first",
-                                        arch, options.configs_dir, fmt::join(manifest.architectures, ", ")));
+    if (std::find(manifest.architectures.begin(), manifest.architectures.end(), arch) ==
+        manifest.architectures.end()) {
+      throw InvalidArgument(fmt::format(
+          "architecture '{}' is not in {}/manifest.json (it lists {}); add it there first", arch,
+          options.configs_dir, fmt::join(manifest.architectures, ", ")));
     }
   }
   std::vector<GeneratedFile> files;
@@ -157,7 +170,8 @@ std::vector<GeneratedFile> generate_files(const EmitOptions& options) {
       files.push_back({path_in(options.json_dir, "heuristic_" + arch + ".json"), render_json(h)});
     }
   }
-  files.push_back({path_in(options.out_dir, "heuristic_archs.h"), render_arch_index(manifest.architectures)});
+  files.push_back(
+      {path_in(options.out_dir, "heuristic_archs.h"), render_arch_index(manifest.architectures)});
   return files;
 }
 

@@ -29,7 +29,8 @@ struct GeneratedFile {
 
 // One architecture's content. Throws InvalidArgument when a database does not match the kernel
 // it names (other kernel or architecture, config list or features that differ from the code now).
-ArchHeuristics build_arch_heuristics(const std::string& arch, const Manifest& manifest, const EmitOptions& options);
+ArchHeuristics build_arch_heuristics(const std::string& arch, const Manifest& manifest,
+                                     const EmitOptions& options);
 
 // Every file emit would write, without writing anything.
 std::vector<GeneratedFile> generate_files(const EmitOptions& options);

@@ -16,8 +16,9 @@ std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 
 void banner_for(const KernelEntry& k, const std::string& arch, std::string& out) {
   if (!k.tuned()) {
-    out += fmt::format("// {}: NOT TUNED: {}.\n//   The tables are empty: dispatch runs the default config {}.\n",
-                       k.kernel, k.note, k.default_config_id);
+    out += fmt::format(
+        "// {}: NOT TUNED: {}.\n//   The tables are empty: dispatch runs the default config {}.\n",
+        k.kernel, k.note, k.default_config_id);
     if (k.database) {
       out += fmt::format("//   database {} sha256 {}\n", k.database->path, k.database->sha256);
     }
@@ -26,15 +27,24 @@ void banner_for(const KernelEntry& k, const std::string& arch, std::string& out)
   const DatabaseIdentity& db = *k.database;
   const FitScores& s = *k.scores;
   out += fmt::format("// {}: tuned on {}{} (cc {}, {} SMs), {} shapes\n", k.kernel, db.device,
-                     db.simulated ? " [SIMULATED, not real tuning]" : "", db.compute_capability, db.sm_count,
-                     db.shapes);
-  out += fmt::format("//   database {}\n//   sha256 {}\n//   kernel source {}\n", db.path, db.sha256, db.source_hash);
-  out += fmt::format("//   held-out slowdown vs per-shape best ({}-fold CV): geomean {:.4f}, p95 {:.4f}, max {:.4f}\n",
-                     s.folds, s.heldout.geomean, s.heldout.p95, s.heldout.max);
-  out += fmt::format("//   best single config {}: geomean {:.4f}\n", s.best_single_id, s.best_single_geomean);
+                     db.simulated ? " [SIMULATED, not real tuning]" : "", db.compute_capability,
+                     db.sm_count, db.shapes);
+  out += fmt::format("//   database {}\n//   sha256 {}\n//   kernel source {}\n", db.path,
+                     db.sha256, db.source_hash);
+  out += fmt::format(
+      "//   held-out slowdown vs per-shape best ({}-fold CV): geomean {:.4f}, p95 {:.4f}, max "
+      "{:.4f}\n",
+      s.folds, s.heldout.geomean, s.heldout.p95, s.heldout.max);
+  if (s.heldout.unmeasured > 0) {
+    out += fmt::format("//   ({} held-out picks were configs the sweep did not time there: slowdown imputed)\n",
+                       s.heldout.unmeasured);
+  }
+  out += fmt::format("//   best single config {}: geomean {:.4f}\n", s.best_single_id,
+                     s.best_single_geomean);
   out += fmt::format("//   default config {}: geomean {:.4f}\n", s.default_id, s.default_geomean);
-  out += fmt::format("//   {} configs, tree depth {} (max depth {} and min leaf {} from cross-validation)\n",
-                     k.config_ids.size(), k.model.depth(), s.max_depth, s.min_leaf);
+  out += fmt::format(
+      "//   {} configs, tree depth {} (max depth {} and min leaf {} from cross-validation)\n",
+      k.config_ids.size(), k.model.depth(), s.max_depth, s.min_leaf);
   (void)arch;
 }
 
@@ -52,7 +62,8 @@ std::string string_array(const std::string& prefix, const std::vector<std::strin
 std::string leaf_comment(const KernelEntry& k, const heuristics::TreeNode& n) {
   std::string ids;
   for (int32_t r = 0; r < n.right; ++r) {
-    ids += (r ? ", " : "") + k.config_ids[k.model.leaf_configs[static_cast<std::size_t>(n.left + r)]];
+    ids +=
+        (r ? ", " : "") + k.config_ids[k.model.leaf_configs[static_cast<std::size_t>(n.left + r)]];
   }
   return "leaf: " + ids;
 }
@@ -61,31 +72,36 @@ void kernel_struct(const KernelEntry& k, std::string& out) {
   const ConfigBinding& binding = config_binding(k.kernel);
   out += fmt::format("struct {} {{\n", k.kernel);
   out += fmt::format("  static constexpr std::string_view kernel = \"{}\";\n", k.kernel);
-  out += string_array(fmt::format("  static constexpr std::array<std::string_view, {}> features = ", k.features.size()),
+  out += string_array(fmt::format("  static constexpr std::array<std::string_view, {}> features = ",
+                                  k.features.size()),
                       k.features);
   out += "  // The configs the tree may pick; the comment is each one's id.\n";
-  out += fmt::format("  static constexpr std::array<{}, {}> configs = {}", binding.type, k.config_ids.size(),
-                     k.config_ids.empty() ? "{};\n" : "{{\n");
+  out += fmt::format("  static constexpr std::array<{}, {}> configs = {}", binding.type,
+                     k.config_ids.size(), k.config_ids.empty() ? "{};\n" : "{{\n");
   for (std::size_t i = 0; i < k.config_ids.size(); ++i) {
-    out += fmt::format("      {},  // {}: {}\n", config_aggregate(binding, k.config_json[i]), i, k.config_ids[i]);
+    out += fmt::format("      {},  // {}: {}\n", config_aggregate(binding, k.config_json[i]), i,
+                       k.config_ids[i]);
   }
   if (!k.config_ids.empty()) out += "  }};\n";
-  out += string_array(
-      fmt::format("  static constexpr std::array<std::string_view, {}> config_ids = ", k.config_ids.size()),
-      k.config_ids);
-  out += "  // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.\n";
+  out +=
+      string_array(fmt::format("  static constexpr std::array<std::string_view, {}> config_ids = ",
+                               k.config_ids.size()),
+                   k.config_ids);
+  out +=
+      "  // Pre-order {feature, left, right, threshold}: go left when features[feature] < "
+      "threshold.\n";
   out += "  // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.\n";
-  out += fmt::format("  static constexpr std::array<aotune::heuristics::TreeNode, {}> tree = {}", k.model.nodes.size(),
-                     k.model.nodes.empty() ? "{};\n" : "{{\n");
+  out += fmt::format("  static constexpr std::array<aotune::heuristics::TreeNode, {}> tree = {}",
+                     k.model.nodes.size(), k.model.nodes.empty() ? "{};\n" : "{{\n");
   for (std::size_t i = 0; i < k.model.nodes.size(); ++i) {
     const heuristics::TreeNode& n = k.model.nodes[i];
     const std::string comment =
         heuristics::is_leaf(n)
             ? leaf_comment(k, n)
-            : fmt::format("{} < {:.6g} ? {} : {}", k.features[static_cast<std::size_t>(n.feature)], n.threshold,
-                          n.left, n.right);
-    out += fmt::format("      {{{}, {}, {}, {}}},  // {}: {}\n", n.feature, n.left, n.right, double_literal(n.threshold),
-                       i, comment);
+            : fmt::format("{} < {:.6g} ? {} : {}", k.features[static_cast<std::size_t>(n.feature)],
+                          n.threshold, n.left, n.right);
+    out += fmt::format("      {{{}, {}, {}, {}}},  // {}: {}\n", n.feature, n.left, n.right,
+                       double_literal(n.threshold), i, comment);
   }
   if (!k.model.nodes.empty()) out += "  }};\n";
   auto u16_array = [](const std::vector<uint16_t>& v) {
@@ -93,11 +109,13 @@ void kernel_struct(const KernelEntry& k, std::string& out) {
     for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
     return s + "}";
   };
-  out += fmt::format("  static constexpr std::array<std::uint16_t, {}> leaf_configs = {};\n", k.model.leaf_configs.size(),
-                     u16_array(k.model.leaf_configs));
-  out += "  // Every config above, best over all shapes first: tried when a leaf's list has no legal config.\n";
-  out += fmt::format("  static constexpr std::array<std::uint16_t, {}> fallback = {};\n", k.model.fallback.size(),
-                     u16_array(k.model.fallback));
+  out += fmt::format("  static constexpr std::array<std::uint16_t, {}> leaf_configs = {};\n",
+                     k.model.leaf_configs.size(), u16_array(k.model.leaf_configs));
+  out +=
+      "  // Every config above, best over all shapes first: tried when a leaf's list has no legal "
+      "config.\n";
+  out += fmt::format("  static constexpr std::array<std::uint16_t, {}> fallback = {};\n",
+                     k.model.fallback.size(), u16_array(k.model.fallback));
   out += "};\n\n";
 }
 
@@ -112,31 +130,39 @@ std::string double_literal(double v) {
 
 std::string render_header(const ArchHeuristics& h) {
   std::string out;
-  out += fmt::format("// heuristic_{}.h: which config each aotune kernel runs on {} GPUs, per problem shape.\n",
-                     h.arch, h.arch);
+  out += fmt::format(
+      "// heuristic_{}.h: which config each aotune kernel runs on {} GPUs, per problem shape.\n",
+      h.arch, h.arch);
   out += fmt::format("// GENERATED by `{}`; do not edit. Rerun that command after re-tuning\n",
                      emit_command(h.arch));
-  out += fmt::format("// (configs/{}/*.json); `aot-runner verify` fails while this file is stale.\n//\n", h.arch);
+  out += fmt::format(
+      "// (configs/{}/*.json); `aot-runner verify` fails while this file is stale.\n//\n", h.arch);
   for (const KernelEntry& k : h.kernels) banner_for(k, h.arch, out);
-  out += "#pragma once\n\n#include <array>\n#include <cstdint>\n#include <string_view>\n\n";
+  // Generated text is data compared byte for byte by `verify`: formatters keep out.
+  out +=
+      "// clang-format off\n#pragma once\n\n#include <array>\n#include <cstdint>\n#include "
+      "<string_view>\n\n";
   std::set<std::string> headers = {"heuristics/tree_node.h"};
-  for (const KernelEntry& k : h.kernels) headers.insert(std::string(config_binding(k.kernel).header));
+  for (const KernelEntry& k : h.kernels)
+    headers.insert(std::string(config_binding(k.kernel).header));
   for (const std::string& inc : headers) out += fmt::format("#include \"{}\"\n", inc);
   out += fmt::format("\nnamespace aotune::generated::{} {{\n\n", h.arch);
   for (const KernelEntry& k : h.kernels) kernel_struct(k, out);
   std::string list;
   for (const KernelEntry& k : h.kernels) list += (list.empty() ? "" : ", ") + k.kernel;
   out += fmt::format("using kernels = aotune::heuristics::TableList<{}>;\n\n", list);
-  out += fmt::format("}}  // namespace aotune::generated::{}\n", h.arch);
+  out += fmt::format("}}  // namespace aotune::generated::{}\n// clang-format on\n", h.arch);
   return out;
 }
 
 std::string render_arch_index(const std::vector<std::string>& archs) {
   std::string out =
-      "// heuristic_archs.h: the generated heuristic headers, one per architecture in configs/manifest.json.\n"
+      "// heuristic_archs.h: the generated heuristic headers, one per architecture in "
+      "configs/manifest.json.\n"
       "// GENERATED by `aot-runner emit`; do not edit.\n"
       "#pragma once\n\n";
-  for (const std::string& a : archs) out += fmt::format("#include \"heuristics/generated/heuristic_{}.h\"\n", a);
+  for (const std::string& a : archs)
+    out += fmt::format("#include \"heuristics/generated/heuristic_{}.h\"\n", a);
   std::string x;
   for (const std::string& a : archs) x += fmt::format(" X({})", a);
   out += "\n// X(arch) for every architecture above: the dispatch library's compiled heuristics.\n";

@@ -9,18 +9,27 @@ namespace {
 using ordered_json = nlohmann::ordered_json;
 
 ordered_json database_json(const DatabaseIdentity& db) {
-  return {{"path", db.path},       {"sha256", db.sha256},         {"device", db.device},
-          {"compute_capability", db.compute_capability},          {"sm_count", db.sm_count},
-          {"simulated", db.simulated}, {"source_hash", db.source_hash}, {"shapes", db.shapes}};
+  return {{"path", db.path},
+          {"sha256", db.sha256},
+          {"device", db.device},
+          {"compute_capability", db.compute_capability},
+          {"sm_count", db.sm_count},
+          {"simulated", db.simulated},
+          {"source_hash", db.source_hash},
+          {"shapes", db.shapes}};
 }
 
 ordered_json scores_json(const FitScores& s) {
-  return {{"heldout", heuristics::to_json(s.heldout)},
-          {"best_single_config", {{"id", s.best_single_id}, {"geomean_slowdown", heuristics::json_number(s.best_single_geomean)}}},
-          {"default_config", {{"id", s.default_id}, {"geomean_slowdown", heuristics::json_number(s.default_geomean)}}},
-          {"folds", s.folds},
-          {"max_depth", s.max_depth},
-          {"min_leaf", s.min_leaf}};
+  return {
+      {"heldout", heuristics::to_json(s.heldout)},
+      {"best_single_config",
+       {{"id", s.best_single_id},
+        {"geomean_slowdown", heuristics::json_number(s.best_single_geomean)}}},
+      {"default_config",
+       {{"id", s.default_id}, {"geomean_slowdown", heuristics::json_number(s.default_geomean)}}},
+      {"folds", s.folds},
+      {"max_depth", s.max_depth},
+      {"min_leaf", s.min_leaf}};
 }
 
 ordered_json kernel_json(const KernelEntry& k) {
@@ -39,7 +48,8 @@ ordered_json kernel_json(const KernelEntry& k) {
   j["configs"] = configs;
   ordered_json tree = ordered_json::array();
   for (const heuristics::TreeNode& n : k.model.nodes) {
-    tree.push_back({{"feature", n.feature}, {"left", n.left}, {"right", n.right}, {"threshold", n.threshold}});
+    tree.push_back(
+        {{"feature", n.feature}, {"left", n.left}, {"right", n.right}, {"threshold", n.threshold}});
   }
   j["tree"] = tree;
   j["leaf_configs"] = k.model.leaf_configs;
@@ -60,6 +70,8 @@ ordered_json to_json(const ArchHeuristics& h) {
   return j;
 }
 
-std::string render_json(const ArchHeuristics& h) { return tuner::to_readable_json(to_json(h)) + "\n"; }
+std::string render_json(const ArchHeuristics& h) {
+  return tuner::to_readable_json(to_json(h)) + "\n";
+}
 
 }  // namespace aotune::codegen

@@ -2,9 +2,8 @@
 // override directory (AOTUNE_HEURISTIC_DIR) that dispatch reads without recompiling.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "codegen/arch_heuristics.h"
 

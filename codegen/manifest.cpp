@@ -14,7 +14,8 @@ namespace aotune::codegen {
 Manifest load_manifest(const std::string& path) {
   const auto text = tuner::read_file_if_exists(path);
   if (!text) {
-    throw InvalidArgument(fmt::format("no manifest at {}: run from the repository root or pass --configs DIR", path));
+    throw InvalidArgument(
+        fmt::format("no manifest at {}: run from the repository root or pass --configs DIR", path));
   }
   Manifest m;
   try {

@@ -24,11 +24,13 @@ std::vector<int64_t> best_per_row(const TrainingSet& ts, std::span<const std::si
 }
 
 // Score of the per-row bests after also keeping `extra` (none when extra == npos).
-SubsetScore score_with(const TrainingSet& ts, std::span<const std::size_t> rows, const std::vector<int64_t>& best,
-                       std::size_t extra, int64_t cap_cost) {
+SubsetScore score_with(const TrainingSet& ts, std::span<const std::size_t> rows,
+                       const std::vector<int64_t>& best, std::size_t extra, int64_t cap_cost) {
   SubsetScore s;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const int64_t b = extra == static_cast<std::size_t>(-1) ? best[i] : better(best[i], ts.cost_at(rows[i], extra));
+    const int64_t b = extra == static_cast<std::size_t>(-1)
+                          ? best[i]
+                          : better(best[i], ts.cost_at(rows[i], extra));
     if (b < 0) {
       ++s.uncovered;
       continue;
@@ -46,10 +48,12 @@ constexpr int kMaxSwapPasses = 16;
 
 SubsetScore score_subset(const TrainingSet& ts, std::span<const std::size_t> rows,
                          std::span<const std::size_t> configs, const SubsetOptions& options) {
-  return score_with(ts, rows, best_per_row(ts, rows, configs), kNone, log_cost_of(options.worst_case_cap));
+  return score_with(ts, rows, best_per_row(ts, rows, configs), kNone,
+                    log_cost_of(options.worst_case_cap));
 }
 
-std::vector<std::size_t> select_config_subset(const TrainingSet& ts, std::span<const std::size_t> rows,
+std::vector<std::size_t> select_config_subset(const TrainingSet& ts,
+                                              std::span<const std::size_t> rows,
                                               const SubsetOptions& options) {
   std::vector<std::size_t> kept;
   if (rows.empty() || options.max_configs == 0) return kept;
@@ -73,7 +77,8 @@ std::vector<std::size_t> select_config_subset(const TrainingSet& ts, std::span<c
     if (pick == kNone) break;
     kept.push_back(pick);
     is_kept[pick] = true;
-    for (std::size_t i = 0; i < rows.size(); ++i) best[i] = better(best[i], ts.cost_at(rows[i], pick));
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      best[i] = better(best[i], ts.cost_at(rows[i], pick));
     current = pick_score;
   }
 

@@ -14,7 +14,8 @@ namespace aotune::heuristics {
 
 struct SubsetOptions {
   std::size_t max_configs = 8;
-  double worst_case_cap = 1.25;  // shapes whose best kept config is slower than this are penalised first
+  double worst_case_cap =
+      1.25;  // shapes whose best kept config is slower than this are penalised first
 };
 
 // The order in which subsets are compared, most important first.
@@ -30,7 +31,8 @@ SubsetScore score_subset(const TrainingSet& ts, std::span<const std::size_t> row
 
 // Config indices (ascending) of at most options.max_configs configs. Stops early when no config
 // improves the score; empty when `rows` is empty.
-std::vector<std::size_t> select_config_subset(const TrainingSet& ts, std::span<const std::size_t> rows,
+std::vector<std::size_t> select_config_subset(const TrainingSet& ts,
+                                              std::span<const std::size_t> rows,
                                               const SubsetOptions& options);
 
 }  // namespace aotune::heuristics

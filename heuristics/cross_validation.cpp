@@ -10,11 +10,12 @@ namespace aotune::heuristics {
 
 namespace {
 
-void split_rows(std::span<const std::size_t> rows, const std::vector<std::size_t>& fold_of, std::size_t fold,
-                std::vector<std::size_t>& train, std::vector<std::size_t>& test) {
+void split_rows(std::span<const std::size_t> rows, const std::vector<std::size_t>& fold_of,
+                std::size_t fold, std::vector<std::size_t>& train, std::vector<std::size_t>& test) {
   train.clear();
   test.clear();
-  for (std::size_t i = 0; i < rows.size(); ++i) (fold_of[i] == fold ? test : train).push_back(rows[i]);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    (fold_of[i] == fold ? test : train).push_back(rows[i]);
 }
 
 Cost choice_cost(const TrainingSet& ts, std::size_t row, const Choice& c) {
@@ -23,12 +24,14 @@ Cost choice_cost(const TrainingSet& ts, std::size_t row, const Choice& c) {
 
 }  // namespace
 
-std::vector<std::size_t> assign_folds(const TrainingSet& ts, std::span<const std::size_t> rows, std::size_t folds) {
+std::vector<std::size_t> assign_folds(const TrainingSet& ts, std::span<const std::size_t> rows,
+                                      std::size_t folds) {
   const std::size_t k = std::max<std::size_t>(1, std::min(folds, rows.size()));
   std::vector<std::size_t> order(rows.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::vector<uint64_t> hash(rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) hash[i] = tuner::mix64(tuner::fnv1a64(ts.shape_keys[rows[i]]));
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    hash[i] = tuner::mix64(tuner::fnv1a64(ts.shape_keys[rows[i]]));
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return hash[a] != hash[b] ? hash[a] < hash[b] : a < b;
   });
@@ -37,9 +40,10 @@ std::vector<std::size_t> assign_folds(const TrainingSet& ts, std::span<const std
   return fold_of;
 }
 
-Heuristic fit_on(const TrainingSet& ts, std::span<const std::size_t> rows, const HyperParams& params,
-                 const SubsetOptions& subset) {
-  return fit_tree(ts, rows, select_config_subset(ts, rows, subset), {params.max_depth, params.min_leaf});
+Heuristic fit_on(const TrainingSet& ts, std::span<const std::size_t> rows,
+                 const HyperParams& params, const SubsetOptions& subset) {
+  return fit_tree(ts, rows, select_config_subset(ts, rows, subset),
+                  {params.max_depth, params.min_leaf});
 }
 
 HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size_t> rows,
@@ -49,7 +53,8 @@ HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size
   const std::size_t k = *std::max_element(fold_of.begin(), fold_of.end()) + 1;
   const int deepest = *std::max_element(options.depths.begin(), options.depths.end());
   // cost[m][d]: summed over all folds' test rows.
-  std::vector<std::vector<Cost>> cost(options.min_leaves.size(), std::vector<Cost>(options.depths.size()));
+  std::vector<std::vector<Cost>> cost(options.min_leaves.size(),
+                                      std::vector<Cost>(options.depths.size()));
   std::vector<std::size_t> train, test;
   for (std::size_t fold = 0; fold < k; ++fold) {
     split_rows(rows, fold_of, fold, train, test);
@@ -63,13 +68,16 @@ HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size
     }
   }
   // Candidates from simplest to most complex; only a strictly lower cost displaces a simpler one.
-  std::vector<std::size_t> depth_order(options.depths.size()), leaf_order(options.min_leaves.size());
+  std::vector<std::size_t> depth_order(options.depths.size()),
+      leaf_order(options.min_leaves.size());
   std::iota(depth_order.begin(), depth_order.end(), std::size_t{0});
   std::iota(leaf_order.begin(), leaf_order.end(), std::size_t{0});
-  std::stable_sort(depth_order.begin(), depth_order.end(),
-                   [&](std::size_t a, std::size_t b) { return options.depths[a] < options.depths[b]; });
-  std::stable_sort(leaf_order.begin(), leaf_order.end(),
-                   [&](std::size_t a, std::size_t b) { return options.min_leaves[a] > options.min_leaves[b]; });
+  std::stable_sort(depth_order.begin(), depth_order.end(), [&](std::size_t a, std::size_t b) {
+    return options.depths[a] < options.depths[b];
+  });
+  std::stable_sort(leaf_order.begin(), leaf_order.end(), [&](std::size_t a, std::size_t b) {
+    return options.min_leaves[a] > options.min_leaves[b];
+  });
   HyperParams best{options.depths[depth_order[0]], options.min_leaves[leaf_order[0]]};
   Cost best_cost = cost[leaf_order[0]][depth_order[0]];
   for (const std::size_t d : depth_order) {

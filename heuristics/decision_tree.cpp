@@ -20,12 +20,15 @@ std::vector<Cost> config_costs(const TrainingSet& ts, std::span<const std::size_
                                const std::vector<std::size_t>& configs) {
   std::vector<Cost> costs(configs.size());
   for (const std::size_t r : rows) {
-    for (std::size_t k = 0; k < configs.size(); ++k) costs[k] += Cost::of(ts.cost_at(r, configs[k]));
+    for (std::size_t k = 0; k < configs.size(); ++k)
+      costs[k] += Cost::of(ts.cost_at(r, configs[k]));
   }
   return costs;
 }
 
-Cost cheapest(const std::vector<Cost>& costs) { return *std::min_element(costs.begin(), costs.end()); }
+Cost cheapest(const std::vector<Cost>& costs) {
+  return *std::min_element(costs.begin(), costs.end());
+}
 
 struct Split {
   int32_t feature = -1;
@@ -34,8 +37,9 @@ struct Split {
 };
 
 // The split with the lowest summed cost of the best config per side, if it beats `no_split`.
-Split best_split(const TrainingSet& ts, std::span<const std::size_t> rows, const std::vector<std::size_t>& configs,
-                 const std::vector<Cost>& totals, std::size_t min_leaf, Cost no_split) {
+Split best_split(const TrainingSet& ts, std::span<const std::size_t> rows,
+                 const std::vector<std::size_t>& configs, const std::vector<Cost>& totals,
+                 std::size_t min_leaf, Cost no_split) {
   Split best{-1, 0, no_split};
   std::vector<std::size_t> order(rows.begin(), rows.end());
   std::vector<Cost> left(configs.size()), right(configs.size());
@@ -46,7 +50,8 @@ Split best_split(const TrainingSet& ts, std::span<const std::size_t> rows, const
     });
     std::fill(left.begin(), left.end(), Cost{});
     for (std::size_t i = 0; i + 1 < order.size(); ++i) {
-      for (std::size_t k = 0; k < configs.size(); ++k) left[k] += Cost::of(ts.cost_at(order[i], configs[k]));
+      for (std::size_t k = 0; k < configs.size(); ++k)
+        left[k] += Cost::of(ts.cost_at(order[i], configs[k]));
       const std::size_t n_left = i + 1, n_right = order.size() - n_left;
       const double lo = value(order[i]), hi = value(order[i + 1]);
       if (lo == hi || n_left < min_leaf || n_right < min_leaf) continue;
@@ -60,7 +65,8 @@ Split best_split(const TrainingSet& ts, std::span<const std::size_t> rows, const
 
 class Grower {
  public:
-  Grower(const TrainingSet& ts, GrownTree& tree, const TreeOptions& options) : ts_(ts), tree_(tree), options_(options) {}
+  Grower(const TrainingSet& ts, GrownTree& tree, const TreeOptions& options)
+      : ts_(ts), tree_(tree), options_(options) {}
 
   int32_t grow(std::vector<std::size_t> rows, int depth) {
     const auto index = static_cast<int32_t>(tree_.nodes.size());
@@ -69,11 +75,12 @@ class Grower {
     tree_.nodes.back().ranked = rank_configs(ts_, rows, tree_.configs, true);
     const std::vector<Cost> totals = config_costs(ts_, rows, tree_.configs);
     const Cost here = cheapest(totals);
-    if (depth >= options_.max_depth || rows.size() < 2 * std::max<std::size_t>(options_.min_leaf, 1) ||
-        here == Cost{}) {
+    if (depth >= options_.max_depth ||
+        rows.size() < 2 * std::max<std::size_t>(options_.min_leaf, 1) || here == Cost{}) {
       return index;
     }
-    const Split split = best_split(ts_, rows, tree_.configs, totals, std::max<std::size_t>(options_.min_leaf, 1), here);
+    const Split split = best_split(ts_, rows, tree_.configs, totals,
+                                   std::max<std::size_t>(options_.min_leaf, 1), here);
     if (split.feature < 0) return index;
     std::vector<std::size_t> left, right;
     for (const std::size_t r : rows) {
@@ -102,7 +109,8 @@ void flatten_into(const GrownTree& tree, int32_t i, int max_depth, Heuristic& ou
   const std::size_t at = out.nodes.size();
   out.nodes.emplace_back();
   if (n.feature < 0 || n.depth >= max_depth) {
-    out.nodes[at] = {-1, static_cast<int32_t>(out.leaf_configs.size()), static_cast<int32_t>(n.ranked.size()), 0.0};
+    out.nodes[at] = {-1, static_cast<int32_t>(out.leaf_configs.size()),
+                     static_cast<int32_t>(n.ranked.size()), 0.0};
     out.leaf_configs.insert(out.leaf_configs.end(), n.ranked.begin(), n.ranked.end());
     return;
   }
@@ -132,15 +140,16 @@ std::vector<uint16_t> rank_configs(const TrainingSet& ts, std::span<const std::s
   const std::vector<Cost> costs = config_costs(ts, rows, configs);
   std::vector<uint16_t> order(configs.size());
   std::iota(order.begin(), order.end(), uint16_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](uint16_t a, uint16_t b) { return costs[a] < costs[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint16_t a, uint16_t b) { return costs[a] < costs[b]; });
   if (only_passing && !order.empty() && costs[order.front()].misses == 0) {
     std::erase_if(order, [&](uint16_t k) { return costs[k].misses != 0; });
   }
   return order;
 }
 
-GrownTree grow_tree(const TrainingSet& ts, std::span<const std::size_t> rows, std::vector<std::size_t> configs,
-                    const TreeOptions& options) {
+GrownTree grow_tree(const TrainingSet& ts, std::span<const std::size_t> rows,
+                    std::vector<std::size_t> configs, const TreeOptions& options) {
   GrownTree tree;
   std::sort(configs.begin(), configs.end());
   tree.configs = std::move(configs);
@@ -158,8 +167,8 @@ Heuristic flatten(const GrownTree& tree, int max_depth) {
   return h;
 }
 
-Heuristic fit_tree(const TrainingSet& ts, std::span<const std::size_t> rows, std::vector<std::size_t> configs,
-                   const TreeOptions& options) {
+Heuristic fit_tree(const TrainingSet& ts, std::span<const std::size_t> rows,
+                   std::vector<std::size_t> configs, const TreeOptions& options) {
   return flatten(grow_tree(ts, rows, std::move(configs), options), options.max_depth);
 }
 

@@ -36,15 +36,15 @@ struct GrownTree {
 };
 
 // Empty `configs` or `rows` gives a tree with no nodes (an untuned heuristic).
-GrownTree grow_tree(const TrainingSet& ts, std::span<const std::size_t> rows, std::vector<std::size_t> configs,
-                    const TreeOptions& options);
+GrownTree grow_tree(const TrainingSet& ts, std::span<const std::size_t> rows,
+                    std::vector<std::size_t> configs, const TreeOptions& options);
 
 // The tree cut at `max_depth` as flat tables.
 Heuristic flatten(const GrownTree& tree, int max_depth);
 
 // Convenience: grow and flatten.
-Heuristic fit_tree(const TrainingSet& ts, std::span<const std::size_t> rows, std::vector<std::size_t> configs,
-                   const TreeOptions& options);
+Heuristic fit_tree(const TrainingSet& ts, std::span<const std::size_t> rows,
+                   std::vector<std::size_t> configs, const TreeOptions& options);
 
 // Positions of `configs` ranked for `rows`: by Cost (passing everywhere first, then summed
 // log-slowdown), ties by position. When `only_passing` and some config passed on every row, the

@@ -1,6 +1,7 @@
 #include "heuristics/fit.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "heuristics/cost.h"
 
@@ -8,14 +9,27 @@ namespace aotune::heuristics {
 
 namespace {
 
-std::vector<double> single_config_slowdowns(const TrainingSet& ts, uint32_t config) {
+// Slowdowns of running `configs[row]` on every shape (none: no config could run).
+SlowdownSummary summarize_picks(const TrainingSet& ts, const std::vector<std::optional<uint32_t>>& configs,
+                                std::vector<double>* slowdowns = nullptr) {
   std::vector<double> s;
-  for (std::size_t row = 0; row < ts.num_shapes(); ++row) s.push_back(ts.slowdown_at(row, config));
-  return s;
+  std::size_t unmeasured = 0;
+  for (std::size_t row = 0; row < ts.num_shapes(); ++row) {
+    s.push_back(configs[row] ? ts.slowdown_at(row, *configs[row]) : kInfiniteSlowdown);
+    if (configs[row] && ts.kind_at(row, *configs[row]) == CellKind::unmeasured) ++unmeasured;
+  }
+  if (slowdowns != nullptr) *slowdowns = s;
+  SlowdownSummary summary = summarize_slowdowns(std::move(s));
+  summary.unmeasured = unmeasured;
+  return summary;
 }
 
-double choice_slowdown(const TrainingSet& ts, std::size_t row, const Choice& c) {
-  return c.source == ChoiceSource::none ? kInfiniteSlowdown : ts.slowdown_at(row, c.config);
+std::optional<uint32_t> picked(const Choice& c) {
+  return c.source == ChoiceSource::none ? std::nullopt : std::optional<uint32_t>(c.config);
+}
+
+SlowdownSummary summarize_single(const TrainingSet& ts, uint32_t config) {
+  return summarize_picks(ts, std::vector<std::optional<uint32_t>>(ts.num_shapes(), config));
 }
 
 uint32_t best_single_config(const TrainingSet& ts) {
@@ -42,24 +56,23 @@ FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options) {
   FitResult fit;
   const std::vector<std::size_t> rows = all_rows(ts);
   fit.heldout_detail = heldout_choices(ts, options.cv);
-  for (std::size_t row = 0; row < rows.size(); ++row) {
-    fit.heldout_slowdowns.push_back(choice_slowdown(ts, row, fit.heldout_detail.choices[row]));
-  }
-  fit.heldout = summarize_slowdowns(fit.heldout_slowdowns);
+  std::vector<std::optional<uint32_t>> heldout, training;
+  for (const Choice& c : fit.heldout_detail.choices) heldout.push_back(picked(c));
+  fit.heldout = summarize_picks(ts, heldout, &fit.heldout_slowdowns);
 
   fit.params = choose_hyper_params(ts, rows, options.cv);
   fit.model = fit_on(ts, rows, fit.params, options.cv.subset);
-  std::vector<double> training;
-  for (const std::size_t row : rows) training.push_back(choice_slowdown(ts, row, route(fit.model, ts, row)));
-  fit.training = summarize_slowdowns(std::move(training));
+  for (const std::size_t row : rows) training.push_back(picked(route(fit.model, ts, row)));
+  fit.training = summarize_picks(ts, training);
 
   fit.best_single_config = best_single_config(ts);
-  fit.best_single = summarize_slowdowns(single_config_slowdowns(ts, fit.best_single_config));
-  fit.default_config = summarize_slowdowns(single_config_slowdowns(ts, ts.default_config));
+  fit.best_single = summarize_single(ts, fit.best_single_config);
+  fit.default_config = summarize_single(ts, ts.default_config);
   return fit;
 }
 
-nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& ts, const std::string& arch) {
+nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& ts,
+                                       const std::string& arch) {
   nlohmann::ordered_json j;
   j["kernel"] = ts.kernel;
   j["arch"] = arch;

@@ -4,10 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "heuristics/cross_validation.h"
 #include "heuristics/heuristic.h"
@@ -21,14 +20,14 @@ struct FitOptions {
 };
 
 struct FitResult {
-  Heuristic model;                   // fitted on every shape with cross-validated hyper-parameters
+  Heuristic model;  // fitted on every shape with cross-validated hyper-parameters
   HyperParams params;
   HeldOut heldout_detail;
   std::vector<double> heldout_slowdowns;  // per shape, from heuristics that never saw it
-  SlowdownSummary heldout;           // THE metric
-  SlowdownSummary training;          // the final model on its own training shapes (optimistic)
-  SlowdownSummary best_single;       // one config for every shape
-  SlowdownSummary default_config;    // the safe default for every shape
+  SlowdownSummary heldout;                // THE metric
+  SlowdownSummary training;               // the final model on its own training shapes (optimistic)
+  SlowdownSummary best_single;            // one config for every shape
+  SlowdownSummary default_config;         // the safe default for every shape
   uint32_t best_single_config = 0;
 };
 
@@ -36,6 +35,7 @@ FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options);
 
 // The report `aot-runner fit --json` prints: kernel, arch, num_configs, tree_depth, heldout,
 // best_single_config, default_config, plus training scores and the fit's details.
-nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& ts, const std::string& arch);
+nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& ts,
+                                       const std::string& arch);
 
 }  // namespace aotune::heuristics

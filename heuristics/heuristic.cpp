@@ -27,8 +27,20 @@ int Heuristic::depth() const {
 }
 
 Choice route(const Heuristic& h, const TrainingSet& ts, std::size_t row) {
-  return choose_config(h.view(), ts.features_of(row), ts.default_config, static_cast<uint32_t>(ts.num_configs()),
+  return choose_config(h.view(), ts.features_of(row), ts.default_config,
+                       static_cast<uint32_t>(ts.num_configs()),
                        [&](uint32_t c) { return ts.is_legal(row, c); });
+}
+
+std::vector<std::string> unsound_training_routes(const Heuristic& h, const TrainingSet& ts) {
+  std::vector<std::string> keys;
+  for (std::size_t row = 0; row < ts.num_shapes(); ++row) {
+    const Choice c = route(h, ts, row);
+    if (c.source == ChoiceSource::none || !ts.is_legal(row, c.config) || !ts.ok(row, c.config)) {
+      keys.push_back(ts.shape_keys[row]);
+    }
+  }
+  return keys;
 }
 
 }  // namespace aotune::heuristics

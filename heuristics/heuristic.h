@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "heuristics/training_set.h"
@@ -12,10 +13,10 @@
 namespace aotune::heuristics {
 
 struct Heuristic {
-  std::vector<uint32_t> configs;        // table position -> config-space index (ascending)
-  std::vector<TreeNode> nodes;          // pre-order; empty when untuned
-  std::vector<uint16_t> leaf_configs;   // the leaves' ranked lists, concatenated
-  std::vector<uint16_t> fallback;       // every table config, best overall first
+  std::vector<uint32_t> configs;       // table position -> config-space index (ascending)
+  std::vector<TreeNode> nodes;         // pre-order; empty when untuned
+  std::vector<uint16_t> leaf_configs;  // the leaves' ranked lists, concatenated
+  std::vector<uint16_t> fallback;      // every table config, best overall first
 
   HeuristicView view() const;
   int depth() const;  // 0 for a single leaf, -1 without a tree
@@ -25,5 +26,9 @@ struct Heuristic {
 // The config the heuristic runs for training shape `row`, following the run-time path with the
 // database's legality standing in for supports().
 Choice route(const Heuristic& h, const TrainingSet& ts, std::size_t row);
+
+// Keys of the training shapes routed to a config that is illegal for them or failed there (for
+// `aot-runner verify`). Empty when every training shape lands on a config that may run it.
+std::vector<std::string> unsound_training_routes(const Heuristic& h, const TrainingSet& ts);
 
 }  // namespace aotune::heuristics

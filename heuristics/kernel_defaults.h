@@ -31,7 +31,8 @@ constexpr std::string_view default_config_id(std::string_view kernel) {
 }
 
 // Position of the default config among `config_ids` (a kernel's space), 0 when it has none.
-inline uint32_t default_config_index(std::string_view kernel, const std::vector<std::string>& config_ids) {
+inline uint32_t default_config_index(std::string_view kernel,
+                                     const std::vector<std::string>& config_ids) {
   const std::string_view id = default_config_id(kernel);
   for (std::size_t i = 0; i < config_ids.size(); ++i) {
     if (config_ids[i] == id) return static_cast<uint32_t>(i);

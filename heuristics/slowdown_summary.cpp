@@ -20,8 +20,10 @@ SlowdownSummary summarize_slowdowns(std::vector<double> slowdowns) {
       log_sum += std::log(v);
     }
   }
-  s.geomean = s.misses > 0 ? kInfiniteSlowdown : std::exp(log_sum / static_cast<double>(slowdowns.size()));
-  const auto rank = static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(slowdowns.size())));
+  s.geomean =
+      s.misses > 0 ? kInfiniteSlowdown : std::exp(log_sum / static_cast<double>(slowdowns.size()));
+  const auto rank =
+      static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(slowdowns.size())));
   s.p95 = slowdowns[std::max<std::size_t>(rank, 1) - 1];
   s.max = slowdowns.back();
   return s;
@@ -35,7 +37,8 @@ nlohmann::ordered_json to_json(const SlowdownSummary& s) {
   return {{"geomean_slowdown", json_number(s.geomean)},
           {"p95_slowdown", json_number(s.p95)},
           {"max_slowdown", json_number(s.max)},
-          {"misses", s.misses}};
+          {"misses", s.misses},
+          {"unmeasured_picks", s.unmeasured}};
 }
 
 }  // namespace aotune::heuristics

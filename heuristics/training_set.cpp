@@ -23,31 +23,63 @@ int64_t log_cost_of(double slowdown) {
 }
 
 bool add_shape(TrainingSet& ts, const std::string& key, const std::vector<double>& features,
-               const std::vector<double>& times_us, const std::vector<bool>& legal) {
+               const std::vector<double>& times_us, const std::vector<CellKind>& kinds) {
   if (features.size() != ts.num_features() || times_us.size() != ts.num_configs() ||
-      legal.size() != ts.num_configs()) {
-    throw InvalidArgument("shape '" + key + "' has " + std::to_string(features.size()) + " features and " +
-                          std::to_string(times_us.size()) + " timings, expected " +
-                          std::to_string(ts.num_features()) + " and " + std::to_string(ts.num_configs()));
+      kinds.size() != ts.num_configs()) {
+    throw InvalidArgument("shape '" + key + "' has " + std::to_string(features.size()) +
+                          " features and " + std::to_string(times_us.size()) + " timings, expected " +
+                          std::to_string(ts.num_features()) + " and " +
+                          std::to_string(ts.num_configs()));
   }
-  double best = kInfiniteSlowdown;
-  for (const double t : times_us) {
-    if (t >= 0) best = std::min(best, std::max(t, kMinTimeUs));
+  double best = kInfiniteSlowdown, worst = 0;
+  for (std::size_t c = 0; c < kinds.size(); ++c) {
+    if (kinds[c] != CellKind::measured) continue;
+    best = std::min(best, std::max(times_us[c], kMinTimeUs));
+    worst = std::max(worst, std::max(times_us[c], kMinTimeUs));
   }
   if (best == kInfiniteSlowdown) {
     ++ts.dropped_shapes;
     return false;
   }
+  const double imputed = std::max(kMinUnmeasuredSlowdown, worst / best);
   ts.shape_keys.push_back(key);
   ts.features.insert(ts.features.end(), features.begin(), features.end());
-  for (std::size_t c = 0; c < times_us.size(); ++c) {
-    const double s = times_us[c] >= 0 ? std::max(times_us[c], kMinTimeUs) / best : kInfiniteSlowdown;
+  for (std::size_t c = 0; c < kinds.size(); ++c) {
+    double s = kInfiniteSlowdown;
+    if (kinds[c] == CellKind::measured) s = std::max(times_us[c], kMinTimeUs) / best;
+    if (kinds[c] == CellKind::unmeasured) s = imputed;
+    ts.kind.push_back(kinds[c]);
     ts.slowdown.push_back(s);
     ts.log_cost.push_back(log_cost_of(s));
-    ts.legal.push_back(legal[c] ? 1 : 0);
   }
   return true;
 }
+
+bool add_shape(TrainingSet& ts, const std::string& key, const std::vector<double>& features,
+               const std::vector<double>& times_us, const std::vector<bool>& legal) {
+  std::vector<CellKind> kinds;
+  for (std::size_t c = 0; c < times_us.size(); ++c) {
+    kinds.push_back(times_us[c] >= 0                         ? CellKind::measured
+                    : c < legal.size() && legal[c] ? CellKind::broken
+                                                   : CellKind::illegal);
+  }
+  return add_shape(ts, key, features, times_us, kinds);
+}
+
+namespace {
+
+CellKind kind_of(const tuner::Cell& cell) {
+  switch (cell.status) {
+    case tuner::CellStatus::ok: return CellKind::measured;
+    case tuner::CellStatus::skipped: return CellKind::unmeasured;
+    case tuner::CellStatus::illegal: return CellKind::illegal;
+    case tuner::CellStatus::failed:
+    case tuner::CellStatus::crashed: return CellKind::broken;
+  }
+  return CellKind::broken;
+}
+
+}  // namespace
 
 TrainingSet training_set_from_database(const tuner::ResultsDatabase& db) {
   TrainingSet ts;
@@ -58,24 +90,25 @@ TrainingSet training_set_from_database(const tuner::ResultsDatabase& db) {
     for (const auto& [name, value] : db.shapes.front().features) ts.feature_names.push_back(name);
   }
   std::vector<double> features, times;
-  std::vector<bool> legal;
+  std::vector<CellKind> kinds;
   for (const auto& shape : db.shapes) {
     features.clear();
     times.clear();
-    legal.clear();
+    kinds.clear();
     for (std::size_t f = 0; f < shape.features.size(); ++f) {
       if (f >= ts.feature_names.size() || shape.features[f].first != ts.feature_names[f]) {
-        throw InvalidArgument(db.kernel + " database: shape '" + shape.key + "' has feature '" +
-                              shape.features[f].first + "' where the first shape has " +
-                              (f < ts.feature_names.size() ? "'" + ts.feature_names[f] + "'" : "none"));
+        throw InvalidArgument(
+            db.kernel + " database: shape '" + shape.key + "' has feature '" +
+            shape.features[f].first + "' where the first shape has " +
+            (f < ts.feature_names.size() ? "'" + ts.feature_names[f] + "'" : "none"));
       }
       features.push_back(shape.features[f].second);
     }
     for (const auto& cell : shape.cells) {
       times.push_back(cell.ok() ? cell.timing.median_us : -1.0);
-      legal.push_back(cell.status != tuner::CellStatus::illegal);
+      kinds.push_back(kind_of(cell));
     }
-    add_shape(ts, shape.key, features, times, legal);
+    add_shape(ts, shape.key, features, times, kinds);
   }
   return ts;
 }

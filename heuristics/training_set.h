@@ -1,5 +1,11 @@
 // A results database reduced to what fitting needs: a feature matrix and a slowdown matrix
 // (time / per-shape best time) over the shapes that have at least one passing config.
+//
+// Cells the tuner did not measure (a quick search skips configs it judges unpromising) are not
+// known to be slow by any particular amount, and counting them as infinitely slow would make the
+// fit prefer a config measured everywhere even when it is 100x slower than one measured almost
+// everywhere. They get an imputed slowdown instead: the worst measured on that shape, at least 2x.
+// Configs that are illegal for a shape or failed there (a wrong result, a crash) are never picked.
 #pragma once
 
 #include <cstddef>
@@ -15,36 +21,53 @@ struct ResultsDatabase;
 namespace aotune::heuristics {
 
 inline constexpr double kInfiniteSlowdown = std::numeric_limits<double>::infinity();
+// The least slowdown an unmeasured cell is assumed to have.
+inline constexpr double kMinUnmeasuredSlowdown = 2.0;
+
+enum class CellKind : uint8_t {
+  measured,    // passed its check and was timed
+  unmeasured,  // legal but not timed (skipped by the search): imputed slowdown
+  broken,      // legal but failed or crashed: never picked
+  illegal,     // supports() refused it: never picked, skipped at run time
+};
 
 struct TrainingSet {
   std::string kernel;
   std::vector<std::string> feature_names;
-  std::vector<std::string> config_ids;   // the kernel's whole config space, in its order
+  std::vector<std::string> config_ids;  // the kernel's whole config space, in its order
   std::vector<std::string> shape_keys;
-  std::vector<double> features;          // shapes x features, row-major
-  std::vector<double> slowdown;          // shapes x configs; kInfiniteSlowdown when not "ok"
-  std::vector<int64_t> log_cost;         // shapes x configs: round(1e6 * ln slowdown), -1 when not ok
-  std::vector<uint8_t> legal;            // shapes x configs: 0 where supports() refused the config
-  uint32_t default_config = 0;           // the kernel's safe default, index in config_ids
-  std::size_t dropped_shapes = 0;        // database shapes left out: no config passed
+  std::vector<double> features;    // shapes x features, row-major
+  std::vector<CellKind> kind;      // shapes x configs
+  std::vector<double> slowdown;    // shapes x configs: measured or imputed; infinite if never picked
+  std::vector<int64_t> log_cost;   // shapes x configs: round(1e6 * ln slowdown), -1 if never picked
+  uint32_t default_config = 0;     // the kernel's safe default, index in config_ids
+  std::size_t dropped_shapes = 0;  // database shapes left out: no config passed
 
   std::size_t num_shapes() const { return shape_keys.size(); }
   std::size_t num_features() const { return feature_names.size(); }
   std::size_t num_configs() const { return config_ids.size(); }
+  std::size_t cell(std::size_t shape, std::size_t config) const { return shape * num_configs() + config; }
   const double* features_of(std::size_t shape) const { return &features[shape * num_features()]; }
-  double slowdown_at(std::size_t shape, std::size_t config) const { return slowdown[shape * num_configs() + config]; }
-  int64_t cost_at(std::size_t shape, std::size_t config) const { return log_cost[shape * num_configs() + config]; }
-  bool ok(std::size_t shape, std::size_t config) const { return log_cost[shape * num_configs() + config] >= 0; }
-  bool is_legal(std::size_t shape, std::size_t config) const { return legal[shape * num_configs() + config] != 0; }
+  double slowdown_at(std::size_t shape, std::size_t config) const { return slowdown[cell(shape, config)]; }
+  int64_t cost_at(std::size_t shape, std::size_t config) const { return log_cost[cell(shape, config)]; }
+  CellKind kind_at(std::size_t shape, std::size_t config) const { return kind[cell(shape, config)]; }
+  // May be picked for this shape: measured or unmeasured (not broken, not illegal).
+  bool ok(std::size_t shape, std::size_t config) const { return log_cost[cell(shape, config)] >= 0; }
+  bool is_legal(std::size_t shape, std::size_t config) const {
+    return kind[cell(shape, config)] != CellKind::illegal;
+  }
 };
 
 // Slowdowns are compared as integers in millionths of a natural log, so sums are exact and the fit
 // does not depend on the order of additions or on the last bit of a libm (byte-identical emits).
 int64_t log_cost_of(double slowdown);
 
-// Adds one shape: `times_us[c]` < 0 marks a config that did not pass (failed, skipped, crashed,
-// illegal); `legal[c]` false marks one that supports() refused. Returns false (and adds nothing)
-// when no config passed.
+// Adds one shape: `times_us[c]` is read for measured cells only. Returns false (and adds
+// nothing, counting it in dropped_shapes) when no config was measured.
+bool add_shape(TrainingSet& ts, const std::string& key, const std::vector<double>& features,
+               const std::vector<double>& times_us, const std::vector<CellKind>& kinds);
+
+// Shorthand for hand-made sets: a time >= 0 is measured; < 0 is broken where `legal`, else illegal.
 bool add_shape(TrainingSet& ts, const std::string& key, const std::vector<double>& features,
                const std::vector<double>& times_us, const std::vector<bool>& legal);
 

@@ -32,7 +32,7 @@ constexpr int32_t find_leaf(const TreeNode* nodes, const double* features) {
 // and a JSON override all reduce to, so one routing function serves scoring and dispatch.
 struct HeuristicView {
   const TreeNode* nodes = nullptr;
-  int32_t num_nodes = 0;               // 0: no tree (untuned)
+  int32_t num_nodes = 0;  // 0: no tree (untuned)
   const uint16_t* leaf_configs = nullptr;
   const uint16_t* fallback = nullptr;  // every table config, best overall first
   int32_t num_fallback = 0;
@@ -46,16 +46,16 @@ enum class ChoiceSource : int32_t { leaf, fallback, default_config, any_legal, n
 struct Choice {
   uint32_t config = 0;  // index in the kernel's config space (meaningless when source is none)
   ChoiceSource source = ChoiceSource::none;
-  int32_t leaf = -1;    // the leaf node reached, -1 without a tree
-  int32_t rank = 0;     // position in the list it came from
+  int32_t leaf = -1;  // the leaf node reached, -1 without a tree
+  int32_t rank = 0;   // position in the list it came from
 };
 
 // The config to run: the leaf's ranked list, then the global fallback list, then the safe default,
 // then the first legal config of the whole space. `legal(space_index)` is the kernel's supports()
 // at run time, or the database's legality when scoring, so both follow exactly the same path.
 template <typename IsLegal>
-constexpr Choice choose_config(const HeuristicView& h, const double* features, uint32_t default_config,
-                               uint32_t space_size, IsLegal&& legal) {
+constexpr Choice choose_config(const HeuristicView& h, const double* features,
+                               uint32_t default_config, uint32_t space_size, IsLegal&& legal) {
   Choice c;
   if (h.num_nodes > 0) {
     c.leaf = find_leaf(h.nodes, features);
@@ -80,11 +80,16 @@ constexpr Choice choose_config(const HeuristicView& h, const double* features, u
 
 constexpr const char* to_string(ChoiceSource s) {
   switch (s) {
-    case ChoiceSource::leaf: return "leaf";
-    case ChoiceSource::fallback: return "fallback";
-    case ChoiceSource::default_config: return "default_config";
-    case ChoiceSource::any_legal: return "any_legal";
-    case ChoiceSource::none: return "none";
+    case ChoiceSource::leaf:
+      return "leaf";
+    case ChoiceSource::fallback:
+      return "fallback";
+    case ChoiceSource::default_config:
+      return "default_config";
+    case ChoiceSource::any_legal:
+      return "any_legal";
+    case ChoiceSource::none:
+      return "none";
   }
   return "?";
 }

@@ -5,16 +5,14 @@
 
 #include <fmt/core.h>
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "heuristics/training_set.h"
 #include "kernels/common/registry.h"
@@ -26,7 +24,8 @@
 namespace aotune::test {
 
 // A training set over `features` and `configs` configs named c0, c1, ...
-inline heuristics::TrainingSet empty_training_set(std::vector<std::string> features, std::size_t configs) {
+inline heuristics::TrainingSet empty_training_set(std::vector<std::string> features,
+                                                  std::size_t configs) {
   heuristics::TrainingSet ts;
   ts.kernel = "synthetic";
   ts.feature_names = std::move(features);
@@ -35,7 +34,8 @@ inline heuristics::TrainingSet empty_training_set(std::vector<std::string> featu
 }
 
 // One shape whose configs all passed and are legal.
-inline void add_timed_shape(heuristics::TrainingSet& ts, const std::string& key, const std::vector<double>& features,
+inline void add_timed_shape(heuristics::TrainingSet& ts, const std::string& key,
+                            const std::vector<double>& features,
                             const std::vector<double>& times_us) {
   heuristics::add_shape(ts, key, features, times_us, std::vector<bool>(times_us.size(), true));
 }
@@ -65,7 +65,8 @@ class TempDir {
 
 // A results database of `kernel` over the grid `generators`, timed by the simulated device's cost
 // model. `real` marks it as measured on a (fake) real GPU so emit fits it; else it is simulated.
-inline tuner::ResultsDatabase cost_model_database(const std::string& kernel_name, const nlohmann::ordered_json& generators,
+inline tuner::ResultsDatabase cost_model_database(const std::string& kernel_name,
+                                                  const nlohmann::ordered_json& generators,
                                                   const std::string& arch, bool real) {
   const TunableKernel& kernel = find_kernel(kernel_name);
   const nlohmann::ordered_json doc = {{"kernel", kernel_name}, {"generators", generators}};
@@ -115,12 +116,20 @@ inline tuner::ResultsDatabase cost_model_database(const std::string& kernel_name
 inline nlohmann::ordered_json small_grid(const std::string& kernel) {
   using j = nlohmann::ordered_json;
   if (kernel == "jagged_sum" || kernel == "jagged_mean") {
-    return j::array({{{"B", {4, 64, 1024}}, {"M", {1, 8, 64, 256}}, {"len", {4, 128}}, {"dtype", {"f32", "bf16"}}}});
+    return j::array({{{"B", {4, 64, 1024}},
+                      {"M", {1, 8, 64, 256}},
+                      {"len", {4, 128}},
+                      {"dtype", {"f32", "bf16"}}}});
   }
   if (kernel == "jagged_dense_add") {
-    return j::array({{{"B", {4, 64, 1024}}, {"N", {64, 512}}, {"len", {4, 48}}, {"dtype", {"f32", "bf16"}}}});
+    return j::array(
+        {{{"B", {4, 64, 1024}}, {"N", {64, 512}}, {"len", {4, 48}}, {"dtype", {"f32", "bf16"}}}});
   }
-  return j::array({{{"B", {1, 8}}, {"D", {4, 64}}, {"T", {64, 2048}}, {"cf", {4, 256}}, {"dtype", {"f32", "bf16"}}}});
+  return j::array({{{"B", {1, 8}},
+                    {"D", {4, 64}},
+                    {"T", {64, 2048}},
+                    {"cf", {4, 256}},
+                    {"dtype", {"f32", "bf16"}}}});
 }
 
 // A configs/ folder with manifest.json listing `archs` and every registered kernel.
@@ -128,7 +137,8 @@ inline void write_manifest(const std::string& configs_dir, const std::vector<std
   nlohmann::json kernels = nlohmann::json::array();
   for (const TunableKernel* k : all_kernels()) kernels.push_back(k->name());
   std::filesystem::create_directories(configs_dir);
-  std::ofstream(configs_dir + "/manifest.json") << nlohmann::json{{"architectures", archs}, {"kernels", kernels}}.dump(2);
+  std::ofstream(configs_dir + "/manifest.json")
+      << nlohmann::json{{"architectures", archs}, {"kernels", kernels}}.dump(2);
 }
 
 }  // namespace aotune::test

@@ -21,9 +21,11 @@ namespace fs = std::filesystem;
 using test::TempDir;
 
 // configs/ with a manifest for sm90 and a jagged_sum database (real or simulated).
-void write_configs(const std::string& configs, bool real, const std::string& kernel = "jagged_sum") {
+void write_configs(const std::string& configs, bool real,
+                   const std::string& kernel = "jagged_sum") {
   test::write_manifest(configs, {"sm90"});
-  const tuner::ResultsDatabase db = test::cost_model_database(kernel, test::small_grid(kernel), "sm90", real);
+  const tuner::ResultsDatabase db =
+      test::cost_model_database(kernel, test::small_grid(kernel), "sm90", real);
   tuner::save_database(configs + "/sm90/" + kernel + ".json", db);
 }
 
@@ -35,7 +37,8 @@ EmitOptions options_for(const TempDir& dir) {
   return o;
 }
 
-const GeneratedFile& file_named(const std::vector<GeneratedFile>& files, const std::string& suffix) {
+const GeneratedFile& file_named(const std::vector<GeneratedFile>& files,
+                                const std::string& suffix) {
   for (const auto& f : files) {
     if (f.path.ends_with(suffix)) return f;
   }
@@ -68,7 +71,8 @@ TEST(Emit, DoesNotRewriteAnUnchangedFile) {
   // Age the files so a rewrite would be visible whatever the file system's time resolution.
   const auto old_time = fs::file_time_type::clock::now() - std::chrono::hours(1);
   for (const auto& f : files) fs::last_write_time(f.path, old_time);
-  for (const auto& o : write_if_changed(generate_files(options_for(dir)))) EXPECT_FALSE(o.changed) << o.path;
+  for (const auto& o : write_if_changed(generate_files(options_for(dir))))
+    EXPECT_FALSE(o.changed) << o.path;
   for (const auto& f : files) EXPECT_EQ(fs::last_write_time(f.path), old_time) << f.path;
   // A changed database changes the header, which is then rewritten.
   write_configs(dir / "configs", true, "causal_trailing_mean");
@@ -91,10 +95,12 @@ TEST(Emit, WithoutRealDatabasesWritesEmptyTablesAndSaysSo) {
   const auto files = generate_files(options_for(dir));
   const std::string& header = file_named(files, "heuristic_sm90.h").content;
   for (const TunableKernel* k : all_kernels()) {
-    EXPECT_NE(header.find(std::string(k->name()) + ": NOT TUNED: no results database"), std::string::npos);
+    EXPECT_NE(header.find(std::string(k->name()) + ": NOT TUNED: no results database"),
+              std::string::npos);
   }
   EXPECT_EQ(count(header, "TreeNode, 0> tree = {};"), all_kernels().size());
-  EXPECT_EQ(count(header, "The tables are empty: dispatch runs the default config"), all_kernels().size());
+  EXPECT_EQ(count(header, "The tables are empty: dispatch runs the default config"),
+            all_kernels().size());
 }
 
 TEST(Emit, NeverFitsASimulatedDatabaseUnlessAllowed) {
@@ -102,7 +108,8 @@ TEST(Emit, NeverFitsASimulatedDatabaseUnlessAllowed) {
   write_configs(dir / "configs", false);
   EmitOptions options = options_for(dir);
   const std::string refused = file_named(generate_files(options), "heuristic_sm90.h").content;
-  EXPECT_NE(refused.find("comes from the simulated device, which is not real tuning"), std::string::npos);
+  EXPECT_NE(refused.find("comes from the simulated device, which is not real tuning"),
+            std::string::npos);
   EXPECT_EQ(count(refused, "TreeNode, 0> tree = {};"), all_kernels().size());
   options.allow_simulated = true;
   const std::string allowed = file_named(generate_files(options), "heuristic_sm90.h").content;
@@ -115,7 +122,8 @@ TEST(Emit, JsonCarriesTheSameHeuristicAsTheHeader) {
   write_configs(dir / "configs", true);
   const EmitOptions options = options_for(dir);
   write_if_changed(generate_files(options));
-  const ArchHeuristics h = build_arch_heuristics("sm90", load_manifest(dir / "configs/manifest.json"), options);
+  const ArchHeuristics h =
+      build_arch_heuristics("sm90", load_manifest(dir / "configs/manifest.json"), options);
   const KernelEntry& entry = h.kernels.front();
   ASSERT_EQ(entry.kernel, "jagged_sum");
   ASSERT_TRUE(entry.tuned());
@@ -139,14 +147,16 @@ TEST(Emit, JsonCarriesTheSameHeuristicAsTheHeader) {
     EXPECT_NE(header.find(row), std::string::npos) << row;
   }
   for (std::size_t i = 0; i < entry.config_ids.size(); ++i) {
-    EXPECT_NE(header.find("  // " + std::to_string(i) + ": " + entry.config_ids[i]), std::string::npos);
+    EXPECT_NE(header.find("  // " + std::to_string(i) + ": " + entry.config_ids[i]),
+              std::string::npos);
   }
 }
 
 TEST(Emit, RejectsADatabaseTunedWithAnotherConfigList) {
   TempDir dir;
   test::write_manifest(dir / "configs", {"sm90"});
-  tuner::ResultsDatabase db = test::cost_model_database("jagged_sum", test::small_grid("jagged_sum"), "sm90", true);
+  tuner::ResultsDatabase db =
+      test::cost_model_database("jagged_sum", test::small_grid("jagged_sum"), "sm90", true);
   db.configs.pop_back();
   for (auto& s : db.shapes) {
     s.cells.pop_back();
@@ -174,7 +184,8 @@ TEST(Sha256, MatchesKnownVectors) {
   EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  EXPECT_EQ(sha256_hex(std::string(1000, 'a')), "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
+  EXPECT_EQ(sha256_hex(std::string(1000, 'a')),
+            "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
 }
 
 TEST(DoubleLiteral, ReadsBackExactly) {

@@ -24,9 +24,9 @@ std::string compile_alone(const std::string& header, const test::TempDir& dir) {
   const std::string log = dir / "compile.log";
   const std::string tu = dir / "include_only.cpp";
   std::ofstream(tu) << "#include \"" << header << "\"\n";
-  const std::string command = std::string(AOTUNE_HOST_CXX) + " -std=c++20 -Wall -Wextra -Werror -fsyntax-only -I" +
-                              AOTUNE_SOURCE_DIR + " -isystem " + AOTUNE_CUDA_INCLUDE_DIR + " " + tu + " > " + log +
-                              " 2>&1";
+  const std::string command =
+      std::string(AOTUNE_HOST_CXX) + " -std=c++20 -Wall -Wextra -Werror -fsyntax-only -I" +
+      AOTUNE_SOURCE_DIR + " -isystem " + AOTUNE_CUDA_INCLUDE_DIR + " " + tu + " > " + log + " 2>&1";
   if (std::system(command.c_str()) == 0) return {};
   std::ifstream in(log);
   return command + "\n" + std::string(std::istreambuf_iterator<char>(in), {});
@@ -35,7 +35,8 @@ std::string compile_alone(const std::string& header, const test::TempDir& dir) {
 TEST(GeneratedHeaders, EachCommittedHeaderCompilesOnItsOwn) {
   test::TempDir dir;
   int headers = 0;
-  for (const auto& entry : fs::directory_iterator(fs::path(AOTUNE_SOURCE_DIR) / "heuristics/generated")) {
+  for (const auto& entry :
+       fs::directory_iterator(fs::path(AOTUNE_SOURCE_DIR) / "heuristics/generated")) {
     if (entry.path().extension() != ".h") continue;
     ++headers;
     EXPECT_EQ(compile_alone(entry.path().string(), dir), "") << entry.path();

@@ -35,13 +35,16 @@ TEST(HeldOutScoring, UsesOnlyShapesTheHeuristicWasNotFittedOn) {
   FitOptions options;
   options.cv.subset.max_configs = 8;
   // A deep tree fitted on every shape memorises them: training accuracy is perfect.
-  const Heuristic deep = fit_on(ts, all_rows(ts), {.max_depth = 8, .min_leaf = 1}, options.cv.subset);
-  for (std::size_t row = 0; row < ts.num_shapes(); ++row) EXPECT_EQ(route(deep, ts, row).config, row);
+  const Heuristic deep =
+      fit_on(ts, all_rows(ts), {.max_depth = 8, .min_leaf = 1}, options.cv.subset);
+  for (std::size_t row = 0; row < ts.num_shapes(); ++row)
+    EXPECT_EQ(route(deep, ts, row).config, row);
   const FitResult fit = fit_heuristic(ts, options);
   // Held out, each shape was predicted by a model that never saw it: exactly 3x everywhere.
   EXPECT_NEAR(fit.heldout.geomean, 3.0, 1e-12);
   EXPECT_DOUBLE_EQ(fit.heldout.max, 3.0);
-  for (std::size_t row = 0; row < ts.num_shapes(); ++row) EXPECT_NE(fit.heldout_detail.choices[row].config, row);
+  for (std::size_t row = 0; row < ts.num_shapes(); ++row)
+    EXPECT_NE(fit.heldout_detail.choices[row].config, row);
 }
 
 TEST(HeldOutScoring, NoFoldPredictsItsOwnShapes) {
@@ -59,7 +62,9 @@ TEST(HeldOutScoring, NoFoldPredictsItsOwnShapes) {
 TEST(HeldOutScoring, AGeneralisingTreeScoresWellHeldOut) {
   // Two regimes by feature: learnable, so held-out is as good as training.
   TrainingSet ts = empty_training_set({"x"}, 2);
-  for (int i = 0; i < 40; ++i) add_timed_shape(ts, fmt::format("s{}", i), {double(i)}, {i < 20 ? 1.0 : 2.0, i < 20 ? 2.0 : 1.0});
+  for (int i = 0; i < 40; ++i)
+    add_timed_shape(ts, fmt::format("s{}", i), {double(i)},
+                    {i < 20 ? 1.0 : 2.0, i < 20 ? 2.0 : 1.0});
   const FitResult fit = fit_heuristic(ts, {});
   EXPECT_DOUBLE_EQ(fit.training.geomean, 1.0);
   EXPECT_DOUBLE_EQ(fit.heldout.geomean, 1.0);
@@ -75,7 +80,9 @@ TEST(Folds, AreBalancedDeterministicAndIndependentOfGridOrder) {
     ++sizes[fa[i]];
     EXPECT_EQ(fa[i], fb[22 - i]) << a.shape_keys[i];
   }
-  EXPECT_LE(*std::max_element(sizes.begin(), sizes.end()) - *std::min_element(sizes.begin(), sizes.end()), 1);
+  EXPECT_LE(
+      *std::max_element(sizes.begin(), sizes.end()) - *std::min_element(sizes.begin(), sizes.end()),
+      1);
   EXPECT_EQ(assign_folds(a, all_rows(a), 5), fa);
 }
 
@@ -113,15 +120,46 @@ TEST(TrainingSet, MarksCellsThatDidNotPassAndDropsShapesWithoutAnyPass) {
   EXPECT_FALSE(ts.is_legal(0, 1));
 }
 
+TEST(TrainingSet, ImputesUnmeasuredCellsAsTheWorstMeasuredSlowdownAtLeastTwofold) {
+  TrainingSet ts = empty_training_set({"x"}, 4);
+  using K = CellKind;
+  add_shape(ts, "mild", {1}, {1.0, 1.5, 0, 0}, {K::measured, K::measured, K::unmeasured, K::broken});
+  add_shape(ts, "wild", {2}, {1.0, 10.0, 0, 0}, {K::measured, K::measured, K::unmeasured, K::illegal});
+  EXPECT_DOUBLE_EQ(ts.slowdown_at(0, 2), 2.0);   // worst measured is 1.5x: the 2x floor applies
+  EXPECT_DOUBLE_EQ(ts.slowdown_at(1, 2), 10.0);  // as slow as the worst measured config
+  EXPECT_TRUE(ts.ok(0, 2));                      // may be picked: it is legal and did not fail
+  EXPECT_FALSE(ts.ok(0, 3));                     // failed: never picked
+  EXPECT_TRUE(ts.is_legal(0, 3));
+  EXPECT_FALSE(ts.is_legal(1, 3));
+}
+
+TEST(FitReport, CountsPicksOfUnmeasuredConfigs) {
+  // c1 is measured only on half the shapes and is the best there; elsewhere it is unmeasured.
+  TrainingSet ts = empty_training_set({"x"}, 2);
+  using K = CellKind;
+  for (int i = 0; i < 10; ++i) {
+    const bool measured = i % 2 == 0;
+    add_shape(ts, fmt::format("s{}", i), {double(i)}, {3.0, 1.0},
+              {K::measured, measured ? K::measured : K::unmeasured});
+  }
+  const FitResult fit = fit_heuristic(ts, {});
+  EXPECT_EQ(fit.best_single.unmeasured, 5u);  // c1: 1.0 measured, 2x imputed elsewhere
+  EXPECT_EQ(fit.best_single_config, 1u);
+  EXPECT_EQ(fit_report_json(fit, ts, "sm90")["best_single_config"]["unmeasured_picks"], 5);
+}
+
 TEST(FitReport, HasTheDocumentedFields) {
   TrainingSet ts = empty_training_set({"x"}, 3);
-  for (int i = 0; i < 12; ++i) add_timed_shape(ts, fmt::format("s{}", i), {double(i)}, {1.0 + i % 2, 1.5, 2.0 - i % 2});
+  for (int i = 0; i < 12; ++i)
+    add_timed_shape(ts, fmt::format("s{}", i), {double(i)}, {1.0 + i % 2, 1.5, 2.0 - i % 2});
   const FitResult fit = fit_heuristic(ts, {});
   const auto j = fit_report_json(fit, ts, "sm90");
-  for (const char* key : {"kernel", "arch", "num_configs", "tree_depth", "heldout", "best_single_config", "default_config"}) {
+  for (const char* key : {"kernel", "arch", "num_configs", "tree_depth", "heldout",
+                          "best_single_config", "default_config"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
-  for (const char* key : {"geomean_slowdown", "p95_slowdown", "max_slowdown"}) EXPECT_TRUE(j["heldout"].contains(key)) << key;
+  for (const char* key : {"geomean_slowdown", "p95_slowdown", "max_slowdown"})
+    EXPECT_TRUE(j["heldout"].contains(key)) << key;
   EXPECT_TRUE(j["best_single_config"].contains("geomean_slowdown"));
   EXPECT_TRUE(j["default_config"].contains("geomean_slowdown"));
   EXPECT_EQ(j["arch"], "sm90");
@@ -129,7 +167,8 @@ TEST(FitReport, HasTheDocumentedFields) {
 
 TEST(FitOnCostModel, BeatsTheBestSingleConfigOnHeldOutShapes) {
   // A realistic matrix: the simulated device's cost model over a jagged_sum grid.
-  const tuner::ResultsDatabase db = test::cost_model_database("jagged_sum", test::small_grid("jagged_sum"), "sm90", true);
+  const tuner::ResultsDatabase db =
+      test::cost_model_database("jagged_sum", test::small_grid("jagged_sum"), "sm90", true);
   const TrainingSet ts = training_set_from_database(db);
   ASSERT_GT(ts.num_shapes(), 20u);
   EXPECT_EQ(ts.config_ids[ts.default_config], "block_row.t256.v1");

@@ -32,7 +32,8 @@ TrainingSet three_groups() {
 TEST(ConfigSubset, KeepsTheConfigThatIsBestForEachGroup) {
   const TrainingSet ts = three_groups();
   const auto rows = all_rows(ts);
-  EXPECT_EQ(select_config_subset(ts, rows, {.max_configs = 3}), (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_EQ(select_config_subset(ts, rows, {.max_configs = 3}),
+            (std::vector<std::size_t>{0, 1, 2}));
 }
 
 TEST(ConfigSubset, WithOneConfigKeepsTheBestCompromise) {
@@ -52,10 +53,13 @@ TEST(ConfigSubset, CapsTheWorstCaseBeforeTheGeomean) {
   // c0: perfect on 9 shapes, 2x on one. c1: 1.2x everywhere. Geomean prefers c0
   // (2^(1/10) = 1.07 < 1.2); with a 1.25 cap the 2x shape makes c1 the pick.
   TrainingSet ts = empty_training_set({"x"}, 2);
-  for (int i = 0; i < 10; ++i) add_timed_shape(ts, fmt::format("s{}", i), {double(i)}, {i == 0 ? 2.0 : 1.0, 1.2});
+  for (int i = 0; i < 10; ++i)
+    add_timed_shape(ts, fmt::format("s{}", i), {double(i)}, {i == 0 ? 2.0 : 1.0, 1.2});
   const auto rows = all_rows(ts);
-  EXPECT_EQ(select_config_subset(ts, rows, {.max_configs = 1, .worst_case_cap = 1.25}), (std::vector<std::size_t>{1}));
-  EXPECT_EQ(select_config_subset(ts, rows, {.max_configs = 1, .worst_case_cap = 3.0}), (std::vector<std::size_t>{0}));
+  EXPECT_EQ(select_config_subset(ts, rows, {.max_configs = 1, .worst_case_cap = 1.25}),
+            (std::vector<std::size_t>{1}));
+  EXPECT_EQ(select_config_subset(ts, rows, {.max_configs = 1, .worst_case_cap = 3.0}),
+            (std::vector<std::size_t>{0}));
 }
 
 TEST(ConfigSubset, KeepsAConfigThatIsTheOnlyOneToPassOnSomeShape) {
@@ -71,7 +75,8 @@ TEST(ConfigSubset, KeepsAConfigThatIsTheOnlyOneToPassOnSomeShape) {
 
 TEST(ConfigSubset, BreaksTiesByLowerConfigIndex) {
   TrainingSet ts = empty_training_set({"x"}, 4);
-  for (int i = 0; i < 5; ++i) add_timed_shape(ts, fmt::format("s{}", i), {double(i)}, {2.0, 1.0, 1.0, 1.0});
+  for (int i = 0; i < 5; ++i)
+    add_timed_shape(ts, fmt::format("s{}", i), {double(i)}, {2.0, 1.0, 1.0, 1.0});
   const auto rows = all_rows(ts);
   EXPECT_EQ(select_config_subset(ts, rows, {.max_configs = 1}), (std::vector<std::size_t>{1}));
 }
@@ -82,7 +87,8 @@ TEST(ConfigSubset, SwapsBeatPlainGreedyWhenAPairCoversBetter) {
   TrainingSet ts = empty_training_set({"x"}, 3);
   for (int i = 0; i < 6; ++i) {
     const bool left = i < 3;
-    add_timed_shape(ts, fmt::format("s{}", i), {double(i)}, {1.05, left ? 1.0 : 2.0, left ? 2.0 : 1.0});
+    add_timed_shape(ts, fmt::format("s{}", i), {double(i)},
+                    {1.05, left ? 1.0 : 2.0, left ? 2.0 : 1.0});
   }
   const auto rows = all_rows(ts);
   EXPECT_EQ(select_config_subset(ts, rows, {.max_configs = 2}), (std::vector<std::size_t>{1, 2}));

@@ -57,7 +57,8 @@ TEST(TreeFit, SplitsWhereTheSlowdownIsLargestNotWhereMostPicksChange) {
   TrainingSet ts = empty_training_set({"many", "rare"}, 2);
   for (int i = 0; i < 40; ++i) {
     const bool many = i >= 20;
-    add_timed_shape(ts, fmt::format("s{}", i), {many ? 10.0 : 0.0, 0.0}, {many ? 1.01 : 1.0, many ? 1.0 : 1.5});
+    add_timed_shape(ts, fmt::format("s{}", i), {many ? 10.0 : 0.0, 0.0},
+                    {many ? 1.01 : 1.0, many ? 1.0 : 1.5});
   }
   add_timed_shape(ts, "rare", {0.0, 1.0}, {3.0, 1.0});
   const auto rows = all_rows(ts);
@@ -72,7 +73,8 @@ TEST(TreeFit, NeverRoutesATrainingShapeToAnIllegalConfig) {
   std::uniform_real_distribution<double> time(1.0, 2.0);
   TrainingSet ts = empty_training_set({"M", "B"}, 6);
   for (int i = 0; i < 300; ++i) {
-    const double m = static_cast<double>(1 + rng() % 512), b = static_cast<double>(1 + rng() % 4096);
+    const double m = static_cast<double>(1 + rng() % 512),
+                 b = static_cast<double>(1 + rng() % 4096);
     std::vector<double> t(6);
     std::vector<bool> legal(6, true);
     for (std::size_t c = 0; c < 6; ++c) t[c] = time(rng);
@@ -90,11 +92,25 @@ TEST(TreeFit, NeverRoutesATrainingShapeToAnIllegalConfig) {
   for (std::size_t row = 0; row < ts.num_shapes(); ++row) {
     const Choice c = route(fit.model, ts, row);
     ASSERT_NE(c.source, ChoiceSource::none);
-    EXPECT_TRUE(ts.is_legal(row, c.config)) << "shape " << ts.shape_keys[row] << " routed to c" << c.config;
+    EXPECT_TRUE(ts.is_legal(row, c.config))
+        << "shape " << ts.shape_keys[row] << " routed to c" << c.config;
     EXPECT_TRUE(ts.ok(row, c.config));
   }
   EXPECT_EQ(fit.training.misses, 0u);
   EXPECT_EQ(fit.heldout.misses, 0u);
+  EXPECT_TRUE(unsound_training_routes(fit.model, ts).empty());
+}
+
+TEST(TreeFit, ReportsTrainingShapesRoutedToAConfigThatFailedThere) {
+  TrainingSet ts = empty_training_set({"x"}, 2);
+  add_shape(ts, "good", {1}, {1.0, 2.0}, {true, true});
+  add_shape(ts, "broken", {2}, {-1.0, 2.0}, {true, true});  // c0 legal but gave a wrong result
+  Heuristic h;  // a stale heuristic that always picks c0
+  h.configs = {0};
+  h.nodes = {{-1, 0, 1, 0.0}};
+  h.leaf_configs = {0};
+  h.fallback = {0};
+  EXPECT_EQ(unsound_training_routes(h, ts), (std::vector<std::string>{"broken"}));
 }
 
 TEST(TreeFit, LeafListsOnlyConfigsThatPassedOnAllItsShapesWhenOneExists) {
@@ -159,16 +175,19 @@ TEST(ChooseConfig, TakesTheLeafsFirstLegalThenFallbackThenDefaultThenAnyLegal) {
   EXPECT_EQ(second.config, 7u);
   EXPECT_EQ(second.source, ChoiceSource::leaf);
   EXPECT_EQ(second.rank, 1);
-  const Choice fb = choose_config(t.view(), large, 0, 12, [](uint32_t c) { return c == 9 || c == 5; });
+  const Choice fb =
+      choose_config(t.view(), large, 0, 12, [](uint32_t c) { return c == 9 || c == 5; });
   EXPECT_EQ(fb.source, ChoiceSource::fallback);
   EXPECT_EQ(fb.config, 5u);  // fallback order is table 1 (7), then 0 (5)
-  const Choice def = choose_config(t.view(), large, 3, 12, [](uint32_t c) { return c == 3 || c == 11; });
+  const Choice def =
+      choose_config(t.view(), large, 3, 12, [](uint32_t c) { return c == 3 || c == 11; });
   EXPECT_EQ(def.source, ChoiceSource::default_config);
   EXPECT_EQ(def.config, 3u);
   const Choice any = choose_config(t.view(), large, 3, 12, [](uint32_t c) { return c == 11; });
   EXPECT_EQ(any.source, ChoiceSource::any_legal);
   EXPECT_EQ(any.config, 11u);
-  EXPECT_EQ(choose_config(t.view(), large, 3, 12, [](uint32_t) { return false; }).source, ChoiceSource::none);
+  EXPECT_EQ(choose_config(t.view(), large, 3, 12, [](uint32_t) { return false; }).source,
+            ChoiceSource::none);
 }
 
 TEST(ChooseConfig, WithoutATreeRunsTheDefault) {

@@ -79,6 +79,7 @@ GpuDevice::GpuDevice(int ordinal, TimingProtocol protocol) : ordinal_(ordinal), 
 }
 
 std::unique_ptr<ShapeRunner> GpuDevice::prepare(const TunableKernel& kernel, const GridShape& shape) {
+  AOTUNE_CUDA_CHECK(cudaSetDevice(ordinal_));  // the current device is per thread: inputs may be built on another
   return std::make_unique<GpuShapeRunner>(*this, kernel.make_workload(shape.spec));
 }
 

@@ -1,5 +1,12 @@
 #include "tuner/journal.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "kernels/common/errors.h"
@@ -7,21 +14,34 @@
 
 namespace aotune::tuner {
 
-void write_journal(const std::string& path, const JournalEntry& e) {
-  const nlohmann::ordered_json j = {
-      {"shape", e.shape_key}, {"config", e.config}, {"phase", e.phase}, {"error", e.error}};
-  write_file_atomically(path, j.dump() + "\n", /*durable=*/false);
+JournalWriter::JournalWriter(std::string path) : path_(std::move(path)) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error("cannot open the journal '" + path_ + "': " + std::strerror(errno));
+}
+
+JournalWriter::~JournalWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void JournalWriter::write(const JournalEntry& e) {
+  const nlohmann::ordered_json j = {{"shape", e.shape_key}, {"config", e.config}, {"phase", e.phase}, {"error", e.error}};
+  const std::string line = j.dump() + "\n";  // dump() escapes newlines: the record is one line
+  if (::pwrite(fd_, line.data(), line.size(), 0) != static_cast<ssize_t>(line.size())) {
+    throw Error("cannot write the journal '" + path_ + "': " + std::strerror(errno));
+  }
 }
 
 std::optional<JournalEntry> read_journal(const std::string& path) {
   const auto text = read_file_if_exists(path);
   if (!text) return std::nullopt;
   try {
-    const auto j = nlohmann::json::parse(*text);
+    const auto j = nlohmann::json::parse(text->substr(0, text->find('\n')));
     return JournalEntry{j.at("shape").get<std::string>(), j.at("config").get<int64_t>(),
                         j.at("phase").get<std::string>(), j.at("error").get<std::string>()};
   } catch (const nlohmann::json::exception&) {
-    return std::nullopt;  // written by rename, so only a foreign file gets here: ignore it
+    return std::nullopt;  // not a journal line: ignore it
   }
 }
 

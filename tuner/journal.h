@@ -19,8 +19,22 @@ struct JournalEntry {
   std::string error;    // set by a worker that exits because the CUDA context is lost
 };
 
-// Journals only need to outlive the process, so no fsync (it would cost a disk flush per cell).
-void write_journal(const std::string& path, const JournalEntry& e);
+// The worker's side. Each entry is one line written with a single pwrite at offset 0: a process
+// that dies never leaves half a line (the kernel finishes or never starts the call), and no rename
+// or fsync is paid per cell. The reader takes the first line.
+class JournalWriter {
+ public:
+  explicit JournalWriter(std::string path);  // throws aotune::Error naming the path
+  ~JournalWriter();
+  JournalWriter(const JournalWriter&) = delete;
+  JournalWriter& operator=(const JournalWriter&) = delete;
+  void write(const JournalEntry& e);
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
 std::optional<JournalEntry> read_journal(const std::string& path);
 
 struct CrashRecord {

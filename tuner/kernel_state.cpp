@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <set>
 
 #include "kernels/common/errors.h"
@@ -41,6 +42,22 @@ std::string why_not_current(const ResultsDatabase& existing, const ResultsDataba
   return diff.empty() ? "" : "it differs in " + diff;
 }
 
+// Temporaries of this database's own files (itself, its worker pieces, journals, crash list) left
+// by a process killed mid-write. Only called under the database's lock.
+void remove_stale_temporaries(const std::string& db_path) {
+  namespace fs = std::filesystem;
+  const fs::path db(db_path);
+  const std::string own = db.filename().string() + ".";
+  const std::string stem = db.stem().string() + ".worker-";
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(db.parent_path(), ec)) {
+    const std::string name = entry.path().filename().string();
+    if ((name.starts_with(own) || name.starts_with(stem)) && name.find(".tmp.") != std::string::npos) {
+      fs::remove(entry.path(), ec);
+    }
+  }
+}
+
 }  // namespace
 
 KernelState prepare_kernel(const TuneOptions& o, const DeviceSetup& setup, const ShardSpec& shard,
@@ -53,6 +70,7 @@ KernelState prepare_kernel(const TuneOptions& o, const DeviceSetup& setup, const
   }
   st.db_path = database_path(o.out_dir, setup.info.arch(), std::string(kernel.name()), shard);
   st.lock = std::make_unique<FileLock>(st.db_path + ".lock", o.lock_timeout_seconds);
+  remove_stale_temporaries(st.db_path);
   st.base = make_header(kernel, setup, st.grid, shard, o.effort);
 
   std::optional<ResultsDatabase> existing;

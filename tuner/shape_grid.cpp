@@ -40,7 +40,9 @@ Generator parse_generator(const ordered_json& g, const std::string& where) {
     gen.fields.emplace_back(name, std::move(values));
   }
   if (g.contains("seed")) {
-    if (!g["seed"].is_number_unsigned()) throw InvalidArgument(where + ": 'seed' must be a non-negative integer");
+    if (!g["seed"].is_number_integer() || g["seed"].get<int64_t>() < 0) {
+      throw InvalidArgument(where + ": 'seed' must be a non-negative integer, got " + g["seed"].dump());
+    }
     gen.seed = g["seed"].get<uint64_t>();
   }
   for (const char* bound : {"min_bytes", "max_bytes"}) {

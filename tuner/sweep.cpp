@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <future>
 #include <map>
 
 #include "kernels/common/errors.h"
@@ -25,9 +27,16 @@ struct ContextLost {
 
 double seconds_until(Clock::time_point t) { return std::chrono::duration<double>(t - Clock::now()).count(); }
 
+// One shape's inputs, or why they could not be built.
+struct Prepared {
+  std::unique_ptr<ShapeRunner> runner;
+  std::exception_ptr error;
+};
+
 class Worker {
  public:
-  Worker(MeasurementDevice& device, const WorkerJob& job) : device_(device), job_(job), db_(job.start) {
+  Worker(MeasurementDevice& device, const WorkerJob& job)
+      : device_(device), job_(job), db_(job.start), journal_(job.journal_path) {
     if (job.reload) {
       if (auto saved = load_database(job.db_path)) {
         if (const std::string diff = incompatibility(*saved, job.start); !diff.empty()) {
@@ -50,6 +59,7 @@ class Worker {
     for (const GridShape* s : todo) total += estimate[s] = device_.estimate_seconds(s->info, legal_count(*s));
     Progress progress(job_.label, job_.shapes.size(), job_.shapes.size() - todo.size(), total);
     double left = total;
+    std::future<Prepared> next;  // inputs of todo[k + 1], built while todo[k] is measured
     for (std::size_t k = 0; k < todo.size(); ++k) {
       const GridShape* s = todo[k];
       if (job_.deadline && Clock::now() >= *job_.deadline) {
@@ -66,13 +76,20 @@ class Worker {
       }
       const auto t0 = Clock::now();
       try {
-        const ShapeResult result = measure_shape(*s, mode);
+        journal_.write({s->key, -1, "prepare", ""});
+        Prepared prepared = next.valid() ? next.get() : Prepared{};
+        // Build the next shape's inputs (host work, then an upload) while this one is measured.
+        if (device_.protocol().overlap_inputs && k + 1 < todo.size() && !whole_shape_crashed(*todo[k + 1])) {
+          const GridShape* following = todo[k + 1];
+          next = std::async(std::launch::async, [this, following] { return prepare(*following); });
+        }
+        const ShapeResult result = measure_shape(*s, mode, std::move(prepared));
         db_.put(result);
-        write_journal(job_.journal_path, {s->key, -1, "save", ""});
+        journal_.write({s->key, -1, "save", ""});
         save_database(job_.db_path, db_);
         progress.shape_done(s->key, estimate[s], outcome(result));
       } catch (const ContextLost& lost) {
-        write_journal(job_.journal_path, {s->key, lost.config, lost.phase, lost.error});
+        journal_.write({s->key, lost.config, lost.phase, lost.error});
         spdlog::error("[{}] the CUDA context is lost at config {} of {}: {}", job_.label, lost.config, s->key, lost.error);
         return kWorkerContextLost;
       } catch (const BudgetSpent&) {
@@ -104,7 +121,22 @@ class Worker {
                        measured, r.search);
   }
 
-  ShapeResult measure_shape(const GridShape& s, SearchMode mode) {
+  Prepared prepare(const GridShape& s) {
+    Prepared p;
+    try {
+      p.runner = device_.prepare(*job_.kernel, s);
+    } catch (...) {
+      p.error = std::current_exception();
+    }
+    return p;
+  }
+
+  bool whole_shape_crashed(const GridShape& s) const {
+    return std::any_of(job_.crashes.begin(), job_.crashes.end(),
+                       [&](const CrashRecord& r) { return r.shape_key == s.key && r.config < 0; });
+  }
+
+  ShapeResult measure_shape(const GridShape& s, SearchMode mode, Prepared prepared) {
     ShapeResult r;
     r.index = s.index;
     r.key = s.key;
@@ -124,10 +156,10 @@ class Worker {
     if (mode == SearchMode::quick) plan.seeds = neighbour_seeds(db_, s, 3);
     r.search = std::string(to_string(mode));
 
-    write_journal(job_.journal_path, {s.key, -1, "prepare", ""});
-    std::unique_ptr<ShapeRunner> runner;
+    if (!prepared.runner && !prepared.error) prepared = prepare(s);
+    std::unique_ptr<ShapeRunner> runner = std::move(prepared.runner);
     try {
-      runner = device_.prepare(*job_.kernel, s);
+      if (prepared.error) std::rethrow_exception(prepared.error);
     } catch (const std::exception& e) {
       // Out of memory and friends: the shape cannot run here, but the worker can go on.
       if (dynamic_cast<const CudaError*>(&e) != nullptr && device_.context_lost()) throw ContextLost{e.what(), -1, "prepare"};
@@ -141,7 +173,7 @@ class Worker {
     const MeasureFn measure = [&](std::size_t config) { return measure_cell(*runner, s, config); };
     const RetimeFn retime = [&](const std::vector<std::size_t>& configs) -> std::vector<Timing> {
       check_deadline();
-      write_journal(job_.journal_path, {s.key, static_cast<int64_t>(configs.front()), "retime", ""});
+      journal_.write({s.key, static_cast<int64_t>(configs.front()), "retime", ""});
       try {
         return runner->time_interleaved(configs);
       } catch (const CudaError& e) {
@@ -161,11 +193,11 @@ class Worker {
     const auto c = static_cast<int64_t>(config);
     std::string phase = "check";
     try {
-      write_journal(job_.journal_path, {s.key, c, phase, ""});
+      journal_.write({s.key, c, phase, ""});
       const CheckResult checked = runner.check(config);
       if (!checked.ok) return Cell::with(CellStatus::failed, "wrong result: " + checked.message);
       phase = "time";
-      write_journal(job_.journal_path, {s.key, c, phase, ""});
+      journal_.write({s.key, c, phase, ""});
       return Cell::measured(runner.time(config));
     } catch (const CudaError& e) {
       if (device_.context_lost()) throw ContextLost{e.what(), c, phase};
@@ -182,6 +214,7 @@ class Worker {
   MeasurementDevice& device_;
   const WorkerJob& job_;
   ResultsDatabase db_;
+  JournalWriter journal_;
   std::vector<std::vector<std::size_t>> neighbours_;
   double spent_ = 0;
   double estimated_ = 0;

@@ -45,6 +45,8 @@ nlohmann::ordered_json to_json(const TimingProtocol& p, const std::string& effor
   j["near_tie"] = p.near_tie;
   j["tie_break"] = "configs within near_tie of the best are re-timed interleaved (their cells hold the "
                    "re-timed statistics); then lowest median, then lowest config index";
+  j["inputs"] = p.overlap_inputs ? "the next shape's inputs are built on a second thread while this one is timed"
+                                 : "built before each shape, nothing else running";
   j["effort"] = effort;
   return j;
 }

@@ -21,6 +21,9 @@ struct TimingProtocol {
   double near_tie = 0.02;         // configs this close to the best are re-timed interleaved
   int max_tie_candidates = 4;     // at most this many, the best included
   bool simulated = false;         // times come from the cost model, not from events
+  // Build the next shape's inputs on a second thread while this one is timed. The host work (random
+  // data, float64 reference) is most of a sweep's time; its upload may overlap a few repetitions.
+  bool overlap_inputs = true;
 };
 
 struct DeviceInfo;

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 #include <spdlog/spdlog.h>
 
+#include <csignal>
 #include <thread>
 
 #include "kernels/common/errors.h"
@@ -126,6 +127,12 @@ PoolResult run_worker_pool(const TuneOptions& o, const DeviceSetup& setup, Kerne
         slot.finished = true;
         result.budget_spent = result.budget_spent || status->code == kWorkerBudgetSpent;
         continue;
+      }
+      if (status->signaled && (status->signal == SIGINT || status->signal == SIGTERM || status->signal == SIGHUP ||
+                               status->signal == SIGQUIT)) {
+        // Someone stopped it, no config's fault: stop the sweep rather than blame a cell.
+        throw Error(fmt::format("the {} worker on device {} was stopped ({}); rerun with --resume to continue",
+                                name, slot.ordinal, status->describe()));
       }
       const bool crashed = timed_out || status->signaled || status->code == kWorkerContextLost;
       if (!crashed) {

@@ -6,10 +6,10 @@
 #include <charconv>
 #include <memory>
 
-#include "apps/aot-runner/commands.h"
 #include "aotune/arch_fallback.h"
 #include "aotune/device.h"
 #include "aotune/explain.h"
+#include "apps/aot-runner/commands.h"
 #include "kernels/common/errors.h"
 #include "kernels/common/registry.h"
 #include "tuner/device_info.h"
@@ -43,7 +43,8 @@ nlohmann::json parse_shape_pairs(const std::string& text) {
     const std::string pair = text.substr(start, comma - start);
     const std::size_t eq = pair.find('=');
     if (eq == std::string::npos || eq == 0) {
-      throw InvalidArgument(fmt::format("--shape: '{}' is not key=value (example: B=1024,M=256,len=64)", pair));
+      throw InvalidArgument(
+          fmt::format("--shape: '{}' is not key=value (example: B=1024,M=256,len=64)", pair));
     }
     spec[pair.substr(0, eq)] = parse_value(pair.substr(eq + 1));
     start = comma + 1;
@@ -55,12 +56,16 @@ nlohmann::json parse_shape_pairs(const std::string& text) {
 
 void register_explain(CLI::App& app) {
   auto args = std::make_shared<ExplainArgs>();
-  auto* cmd = app.add_subcommand("explain", "Show which config a shape gets on an architecture, and why");
-  cmd->footer("Example: aot-runner explain --kernel jagged_sum --shape 'B=1024,M=256,len=64,dtype=bf16' --arch sm120 --json\n"
-              "Shape keys are the kernel's shape-spec fields (as in configs/grids/<kernel>.json).");
+  auto* cmd =
+      app.add_subcommand("explain", "Show which config a shape gets on an architecture, and why");
+  cmd->footer(
+      "Example: aot-runner explain --kernel jagged_sum --shape 'B=1024,M=256,len=64,dtype=bf16' "
+      "--arch sm120 --json\n"
+      "Shape keys are the kernel's shape-spec fields (as in configs/grids/<kernel>.json).");
   cmd->add_option("--kernel", args->kernel, "Kernel name (see `aot-runner list`)")->required();
   cmd->add_option("--shape", args->shape, "key=value pairs, comma-separated")->required();
-  cmd->add_option("--arch", args->arch, "Architecture to explain for, e.g. sm90 (default: this machine's GPU)");
+  cmd->add_option("--arch", args->arch,
+                  "Architecture to explain for, e.g. sm90 (default: this machine's GPU)");
   cmd->add_flag("--json", args->json, "Print JSON");
   cmd->callback([args] {
     const TunableKernel& kernel = find_kernel(args->kernel);
@@ -72,19 +77,23 @@ void register_explain(CLI::App& app) {
     } else if (tuner::cuda_device_count() > 0) {
       arch = dispatch::device_arch(dispatch::current_device());
     } else {
-      throw InvalidArgument("no GPU found to take the architecture from: pass --arch, e.g. --arch sm90");
+      throw InvalidArgument(
+          "no GPU found to take the architecture from: pass --arch, e.g. --arch sm90");
     }
-    const dispatch::Explanation e = dispatch::explain(*dispatch::current_store(), kernel, info, arch);
+    const dispatch::Explanation e =
+        dispatch::explain(*dispatch::current_store(), kernel, info, arch);
     const nlohmann::ordered_json j = dispatch::to_json(e, info.shape);
     if (args->json) {
       fmt::print("{}\n", j.dump(2));
       return;
     }
-    fmt::print("{} on {}: fallback chain {} -> uses {}\n", e.kernel, arch_name(arch), j["fallback_chain"].dump(),
-               e.arch_used ? arch_name(e.arch_used) + " (" + e.heuristic_source + ")" : "no heuristic (default config)");
+    fmt::print("{} on {}: fallback chain {} -> uses {}\n", e.kernel, arch_name(arch),
+               j["fallback_chain"].dump(),
+               e.arch_used ? arch_name(e.arch_used) + " (" + e.heuristic_source + ")"
+                           : "no heuristic (default config)");
     for (const auto& s : e.tree_path) {
-      fmt::print("  node {}: {} = {} {} {} -> {}\n", s.node, s.feature, s.value, s.went_left ? "<" : ">=", s.threshold,
-                 s.went_left ? "left" : "right");
+      fmt::print("  node {}: {} = {} {} {} -> {}\n", s.node, s.feature, s.value,
+                 s.went_left ? "<" : ">=", s.threshold, s.went_left ? "left" : "right");
     }
     for (const auto& c : e.leaf_candidates) {
       fmt::print("  candidate {}{}\n", c.id, c.legal ? "" : " (illegal: " + c.reason + ")");

@@ -1,5 +1,6 @@
 // `aot-runner fit`: fit a kernel's heuristic from its results database and print the scores that
-// matter, held-out slowdown first (cross-validated: every shape scored by a tree that never saw it).
+// matter, held-out slowdown first (cross-validated: every shape scored by a tree that never saw
+// it).
 #include <fmt/core.h>
 #include <spdlog/spdlog.h>
 
@@ -27,9 +28,12 @@ struct FitArgs {
 };
 
 void print_table(const nlohmann::ordered_json& r) {
-  auto num = [](const nlohmann::ordered_json& v) { return v.is_null() ? std::string("inf") : fmt::format("{:.4f}", v.get<double>()); };
-  fmt::print("{} on {}: {} shapes, {} configs kept, tree depth {}\n", r["kernel"].get<std::string>(),
-             r["arch"].get<std::string>(), r["shapes"].get<std::size_t>(), r["num_configs"].get<std::size_t>(),
+  auto num = [](const nlohmann::ordered_json& v) {
+    return v.is_null() ? std::string("inf") : fmt::format("{:.4f}", v.get<double>());
+  };
+  fmt::print("{} on {}: {} shapes, {} configs kept, tree depth {}\n",
+             r["kernel"].get<std::string>(), r["arch"].get<std::string>(),
+             r["shapes"].get<std::size_t>(), r["num_configs"].get<std::size_t>(),
              r["tree_depth"].get<int>());
   fmt::print("{:<34} {:>9} {:>9} {:>9}\n", "slowdown vs per-shape best", "geomean", "p95", "max");
   const std::pair<const char*, const char*> rows[] = {{"heldout", "held-out (cross-validated)"},
@@ -38,8 +42,8 @@ void print_table(const nlohmann::ordered_json& r) {
                                                       {"default_config", "default config"}};
   for (const auto& [key, label] : rows) {
     const auto& s = r[key];
-    fmt::print("{:<34} {:>9} {:>9} {:>9}\n", label, num(s["geomean_slowdown"]), num(s["p95_slowdown"]),
-               num(s["max_slowdown"]));
+    fmt::print("{:<34} {:>9} {:>9} {:>9}\n", label, num(s["geomean_slowdown"]),
+               num(s["p95_slowdown"]), num(s["max_slowdown"]));
   }
 }
 
@@ -47,37 +51,51 @@ void print_table(const nlohmann::ordered_json& r) {
 
 void register_fit(CLI::App& app) {
   auto args = std::make_shared<FitArgs>();
-  auto* cmd = app.add_subcommand("fit", "Fit a kernel's heuristic from its results database and score it on held-out shapes");
+  auto* cmd = app.add_subcommand(
+      "fit", "Fit a kernel's heuristic from its results database and score it on held-out shapes");
   cmd->footer("Example: aot-runner fit --kernel jagged_sum --arch sm90 --json");
   cmd->add_option("--kernel", args->kernel, "Kernel name (see `aot-runner list`)")->required();
-  auto* arch = cmd->add_option("--arch", args->arch, "Architecture of the database, e.g. sm90")->capture_default_str();
+  auto* arch = cmd->add_option("--arch", args->arch, "Architecture of the database, e.g. sm90")
+                   ->capture_default_str();
   cmd->add_option("--db", args->db, "Results database (default: <configs>/<arch>/<kernel>.json)");
-  cmd->add_option("--configs", args->configs_dir, "Folder of results databases")->capture_default_str();
-  cmd->add_option("--max-configs", args->max_configs, "Most configs the heuristic may pick from")->capture_default_str();
+  cmd->add_option("--configs", args->configs_dir, "Folder of results databases")
+      ->capture_default_str();
+  cmd->add_option("--max-configs", args->max_configs, "Most configs the heuristic may pick from")
+      ->capture_default_str();
   cmd->add_option("--folds", args->folds, "Cross-validation folds")->capture_default_str();
-  cmd->add_option("--cap", args->cap, "Worst-case slowdown the config subset tries to stay under")->capture_default_str();
+  cmd->add_option("--cap", args->cap, "Worst-case slowdown the config subset tries to stay under")
+      ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print the report as JSON");
   cmd->callback([args, arch] {
     find_kernel(args->kernel);  // unknown kernel: a usage error listing the known ones
     if (args->max_configs < 1) throw InvalidArgument("--max-configs must be >= 1");
-    if (args->folds < 2) throw InvalidArgument("--folds must be >= 2, got " + std::to_string(args->folds));
+    if (args->folds < 2)
+      throw InvalidArgument("--folds must be >= 2, got " + std::to_string(args->folds));
     const std::string path =
-        args->db.empty() ? fmt::format("{}/{}/{}.json", args->configs_dir, args->arch, args->kernel) : args->db;
+        args->db.empty() ? fmt::format("{}/{}/{}.json", args->configs_dir, args->arch, args->kernel)
+                         : args->db;
     const auto db = tuner::load_database(path);
-    if (!db) throw InvalidArgument(fmt::format("no results database at {}: run `aot-runner tune --kernel {}` first", path, args->kernel));
+    if (!db)
+      throw InvalidArgument(
+          fmt::format("no results database at {}: run `aot-runner tune --kernel {}` first", path,
+                      args->kernel));
     if (db->kernel != args->kernel) {
-      throw InvalidArgument(fmt::format("{} holds kernel '{}', not '{}'", path, db->kernel, args->kernel));
+      throw InvalidArgument(
+          fmt::format("{} holds kernel '{}', not '{}'", path, db->kernel, args->kernel));
     }
     if (arch->count() > 0 && db->arch != args->arch) {
       throw InvalidArgument(fmt::format("{} was tuned on {}, not {}", path, db->arch, args->arch));
     }
-    if (db->device.simulated) spdlog::warn("{} comes from the simulated device: these scores say nothing about a GPU", path);
+    if (db->device.simulated)
+      spdlog::warn("{} comes from the simulated device: these scores say nothing about a GPU",
+                   path);
     heuristics::FitOptions options;
     options.cv.folds = args->folds;
     options.cv.subset.max_configs = args->max_configs;
     options.cv.subset.worst_case_cap = args->cap;
     const heuristics::TrainingSet ts = heuristics::training_set_from_database(*db);
-    if (ts.num_shapes() == 0) throw Error(fmt::format("{} has no shape with a passing config: nothing to fit", path));
+    if (ts.num_shapes() == 0)
+      throw Error(fmt::format("{} has no shape with a passing config: nothing to fit", path));
     const heuristics::FitResult fit = heuristics::fit_heuristic(ts, options);
     nlohmann::ordered_json report = heuristics::fit_report_json(fit, ts, db->arch);
     report["database"] = path;

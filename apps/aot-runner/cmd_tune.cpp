@@ -65,9 +65,13 @@ void register_tune(CLI::App& app) {
   cmd->add_option("--min-reps", o->protocol.min_reps, "Fewest timed repetitions (default: 5)");
   cmd->add_option("--max-reps", o->protocol.max_reps, "Most timed repetitions (default: 100)");
   cmd->add_option("--warmup", o->protocol.warmup, "Untimed launches before timing (default: 3)");
+  auto serial_inputs = std::make_shared<bool>(false);
+  cmd->add_flag("--no-overlap", *serial_inputs,
+                "Build each shape's inputs only after the previous shape is measured (slower, nothing overlaps timing)");
   cmd->add_option("--sim-delay-ms", o->sim_delay_ms, "Simulated device: sleep per cell (default: AOTUNE_SIM_DELAY_MS or 0)");
-  cmd->callback([o, device, effort] {
+  cmd->callback([o, device, effort, serial_inputs] {
     tuner::route_logs_to_stderr();
+    o->protocol.overlap_inputs = !*serial_inputs;
     o->simulate = *device == "sim";
     o->effort = tuner::parse_effort(*effort);
     if (o->protocol.min_reps < 1 || o->protocol.max_reps < o->protocol.min_reps) {

@@ -21,5 +21,6 @@ void register_merge(CLI::App& app);
 void register_fit(CLI::App& app);
 void register_emit(CLI::App& app);
 void register_explain(CLI::App& app);
+void register_verify(CLI::App& app);
 
 }  // namespace aotune::cli

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   aotune::cli::register_fit(app);
   aotune::cli::register_emit(app);
   aotune::cli::register_explain(app);
+  aotune::cli::register_verify(app);
 
   try {
     app.parse(argc, argv);

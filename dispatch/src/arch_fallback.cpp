@@ -15,7 +15,8 @@ int parse_arch_name(std::string_view name) {
   const char* end = name.data() + name.size();
   if (name.size() < 4 || name.substr(0, 2) != "sm" ||
       std::from_chars(begin, end, arch).ptr != end || arch < 10 || arch > 999) {
-    throw InvalidArgument("'" + std::string(name) + "' is not an architecture name like sm80, sm90 or sm120");
+    throw InvalidArgument("'" + std::string(name) +
+                          "' is not an architecture name like sm80, sm90 or sm120");
   }
   return arch;
 }
@@ -28,7 +29,8 @@ std::vector<int> fallback_chain(int device_arch, std::span<const int> tuned) {
   std::sort(candidates.begin(), candidates.end(), std::greater<>());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   const int used = arch_for_device(device_arch, tuned);
-  if (used != 0) candidates.erase(std::find(candidates.begin(), candidates.end(), used) + 1, candidates.end());
+  if (used != 0)
+    candidates.erase(std::find(candidates.begin(), candidates.end(), used) + 1, candidates.end());
   return candidates;
 }
 

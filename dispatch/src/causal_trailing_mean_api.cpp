@@ -9,8 +9,8 @@ namespace aotune {
 
 namespace dispatch {
 
-Selection select_causal_trailing_mean(const HeuristicStore& store, const causal_trailing_mean::Problem& p,
-                                      int device_arch) {
+Selection select_causal_trailing_mean(const HeuristicStore& store,
+                                      const causal_trailing_mean::Problem& p, int device_arch) {
   causal_trailing_mean::validate(p);
   static const uint32_t default_config = default_config_index(find_kernel("causal_trailing_mean"));
   const auto& space = causal_trailing_mean::config_space();
@@ -22,8 +22,8 @@ Selection select_causal_trailing_mean(const HeuristicStore& store, const causal_
 
 }  // namespace dispatch
 
-void ops::causal_trailing_mean(const void* x, void* out, int64_t B, int64_t D, int64_t T, int64_t cf, DType dtype,
-                          cudaStream_t stream) {
+void ops::causal_trailing_mean(const void* x, void* out, int64_t B, int64_t D, int64_t T,
+                               int64_t cf, DType dtype, cudaStream_t stream) {
   causal_trailing_mean::Problem p;
   p.B = B;
   p.D = D;
@@ -34,12 +34,12 @@ void ops::causal_trailing_mean(const void* x, void* out, int64_t B, int64_t D, i
   p.out = out;
   causal_trailing_mean::validate(p);  // before any CUDA call
   const int device = dispatch::current_device();
-  const dispatch::Selection s =
-      dispatch::select_causal_trailing_mean(*dispatch::current_store(), p, dispatch::device_arch(device));
+  const dispatch::Selection s = dispatch::select_causal_trailing_mean(
+      *dispatch::current_store(), p, dispatch::device_arch(device));
   const causal_trailing_mean::Config& c = causal_trailing_mean::config_space()[s.config];
-  causal_trailing_mean::launch(c, p,
-                               dispatch::workspace_for(device, stream, causal_trailing_mean::workspace_bytes(c, p)),
-                               stream);
+  causal_trailing_mean::launch(
+      c, p, dispatch::workspace_for(device, stream, causal_trailing_mean::workspace_bytes(c, p)),
+      stream);
 }
 
 }  // namespace aotune

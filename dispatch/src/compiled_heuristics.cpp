@@ -24,40 +24,43 @@ namespace {
 
 template <typename Tables>
 void add_kernel(std::vector<KernelHeuristic>& out, std::vector<std::string>* warnings, int arch) {
-  if constexpr (Tables::tree.empty()) return;  // not tuned for this architecture
+  if constexpr (Tables::tree.empty())
+    return;  // not tuned for this architecture
   else {
-  KernelHeuristic h;
-  h.kernel = std::string(Tables::kernel);
-  h.arch = arch;
-  h.source = "compiled";
-  try {
-    for (const std::string_view f : Tables::features) h.features.emplace_back(f);
-    for (std::size_t i = 0; i < Tables::configs.size(); ++i) {
-      // The aggregate is what runs; its id (found through the kernel's own config_id) must be
-      // the one the table was emitted with, or the header is stale against the kernel code.
-      const std::string id = config_id(Tables::configs[i]);
-      if (id != Tables::config_ids[i]) {
-        throw InvalidArgument(fmt::format("config {} is {} but the table names it {}", i, id, Tables::config_ids[i]));
+    KernelHeuristic h;
+    h.kernel = std::string(Tables::kernel);
+    h.arch = arch;
+    h.source = "compiled";
+    try {
+      for (const std::string_view f : Tables::features) h.features.emplace_back(f);
+      for (std::size_t i = 0; i < Tables::configs.size(); ++i) {
+        // The aggregate is what runs; its id (found through the kernel's own config_id) must be
+        // the one the table was emitted with, or the header is stale against the kernel code.
+        const std::string id = config_id(Tables::configs[i]);
+        if (id != Tables::config_ids[i]) {
+          throw InvalidArgument(fmt::format("config {} is {} but the table names it {}", i, id,
+                                            Tables::config_ids[i]));
+        }
+        h.config_ids.push_back(id);
       }
-      h.config_ids.push_back(id);
+      h.nodes.assign(Tables::tree.begin(), Tables::tree.end());
+      h.leaf_configs.assign(Tables::leaf_configs.begin(), Tables::leaf_configs.end());
+      h.fallback.assign(Tables::fallback.begin(), Tables::fallback.end());
+      resolve_and_check(h, find_kernel(h.kernel));
+      out.push_back(std::move(h));
+    } catch (const Error& e) {
+      if (warnings) {
+        warnings->push_back(fmt::format(
+            "compiled heuristic {} for {} is unusable (regenerate it with aot-runner emit): {}",
+            arch_name(arch), Tables::kernel, e.what()));
+      }
     }
-    h.nodes.assign(Tables::tree.begin(), Tables::tree.end());
-    h.leaf_configs.assign(Tables::leaf_configs.begin(), Tables::leaf_configs.end());
-    h.fallback.assign(Tables::fallback.begin(), Tables::fallback.end());
-    resolve_and_check(h, find_kernel(h.kernel));
-    out.push_back(std::move(h));
-  } catch (const Error& e) {
-    if (warnings) {
-      warnings->push_back(fmt::format("compiled heuristic {} for {} is unusable (regenerate it with aot-runner emit): {}",
-                                      arch_name(arch), Tables::kernel, e.what()));
-    }
-  }
   }
 }
 
 template <typename... Tables>
-void add_arch(std::vector<KernelHeuristic>& out, std::vector<std::string>* warnings, const char* arch,
-              heuristics::TableList<Tables...>) {
+void add_arch(std::vector<KernelHeuristic>& out, std::vector<std::string>* warnings,
+              const char* arch, heuristics::TableList<Tables...>) {
   const int number = parse_arch_name(arch);
   (add_kernel<Tables>(out, warnings, number), ...);
 }

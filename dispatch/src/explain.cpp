@@ -16,7 +16,8 @@ void walk_tree(const KernelHeuristic& h, const std::vector<double>& x, Explanati
     const heuristics::TreeNode& n = h.nodes[static_cast<std::size_t>(i)];
     const double value = x[static_cast<std::size_t>(n.feature)];
     const bool left = value < n.threshold;
-    e.tree_path.push_back({i, h.features[static_cast<std::size_t>(n.feature)], value, n.threshold, left});
+    e.tree_path.push_back(
+        {i, h.features[static_cast<std::size_t>(n.feature)], value, n.threshold, left});
     i = left ? n.left : n.right;
   }
   e.leaf = i;
@@ -24,7 +25,8 @@ void walk_tree(const KernelHeuristic& h, const std::vector<double>& x, Explanati
 
 }  // namespace
 
-Explanation explain(const HeuristicStore& store, const TunableKernel& kernel, const ProblemInfo& info, int arch) {
+Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
+                    const ProblemInfo& info, int arch) {
   Explanation e;
   e.kernel = std::string(kernel.name());
   e.arch_requested = arch;
@@ -44,11 +46,13 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel, co
     const heuristics::TreeNode& leaf = h->nodes[static_cast<std::size_t>(e.leaf)];
     for (int32_t r = 0; r < leaf.right; ++r) {
       const uint32_t c = h->configs[h->leaf_configs[static_cast<std::size_t>(leaf.left + r)]];
-      e.leaf_candidates.push_back({kernel.config_id(c), legal(c), legal(c) ? "" : info.legality[c].reason});
+      e.leaf_candidates.push_back(
+          {kernel.config_id(c), legal(c), legal(c) ? "" : info.legality[c].reason});
     }
   }
-  const heuristics::Choice c = heuristics::choose_config(view, x.data(), default_config_index(kernel),
-                                                         static_cast<uint32_t>(kernel.num_configs()), legal);
+  const heuristics::Choice c =
+      heuristics::choose_config(view, x.data(), default_config_index(kernel),
+                                static_cast<uint32_t>(kernel.num_configs()), legal);
   if (c.source == heuristics::ChoiceSource::none) throw_no_legal_config(kernel.name());
   e.config = c.config;
   e.config_id = kernel.config_id(c.config);

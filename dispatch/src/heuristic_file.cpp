@@ -3,9 +3,8 @@
 #include <fmt/core.h>
 
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "aotune/arch_fallback.h"
 #include "aotune/heuristic_store.h"
@@ -27,8 +26,8 @@ KernelHeuristic kernel_from_json(const nlohmann::json& k, int arch, const std::s
   h.features = k.at("features").get<std::vector<std::string>>();
   for (const auto& c : k.at("configs")) h.config_ids.push_back(c.at("id").get<std::string>());
   for (const auto& n : k.at("tree")) {
-    h.nodes.push_back({n.at("feature").get<int32_t>(), n.at("left").get<int32_t>(), n.at("right").get<int32_t>(),
-                       n.at("threshold").get<double>()});
+    h.nodes.push_back({n.at("feature").get<int32_t>(), n.at("left").get<int32_t>(),
+                       n.at("right").get<int32_t>(), n.at("threshold").get<double>()});
   }
   h.leaf_configs = k.at("leaf_configs").get<std::vector<uint16_t>>();
   h.fallback = k.at("fallback").get<std::vector<uint16_t>>();
@@ -46,7 +45,8 @@ std::vector<KernelHeuristic> load_heuristic_file(const std::string& path) {
   try {
     const nlohmann::json j = nlohmann::json::parse(text.str());
     if (j.at("format").get<std::string>() != kFormat) {
-      throw InvalidArgument(fmt::format("format '{}' is not {}", j.at("format").get<std::string>(), kFormat));
+      throw InvalidArgument(
+          fmt::format("format '{}' is not {}", j.at("format").get<std::string>(), kFormat));
     }
     const int arch = parse_arch_name(j.at("arch").get<std::string>());
     for (const auto& k : j.at("kernels")) {

@@ -29,26 +29,30 @@ heuristics::HeuristicView KernelHeuristic::view() const {
 HeuristicStore::HeuristicStore(std::vector<KernelHeuristic> heuristics) {
   // Later entries replace earlier ones: overrides are appended after the compiled heuristics.
   std::map<std::pair<std::string, int>, std::size_t> latest;
-  for (std::size_t i = 0; i < heuristics.size(); ++i) latest[{heuristics[i].kernel, heuristics[i].arch}] = i;
+  for (std::size_t i = 0; i < heuristics.size(); ++i)
+    latest[{heuristics[i].kernel, heuristics[i].arch}] = i;
   for (const auto& [key, i] : latest) heuristics_.push_back(std::move(heuristics[i]));
-  std::stable_sort(heuristics_.begin(), heuristics_.end(), [](const KernelHeuristic& a, const KernelHeuristic& b) {
-    return a.kernel != b.kernel ? a.kernel < b.kernel : a.arch > b.arch;
-  });
+  std::stable_sort(heuristics_.begin(), heuristics_.end(),
+                   [](const KernelHeuristic& a, const KernelHeuristic& b) {
+                     return a.kernel != b.kernel ? a.kernel < b.kernel : a.arch > b.arch;
+                   });
 }
 
 std::shared_ptr<const HeuristicStore> HeuristicStore::load(const std::string& override_dir,
-                                                          std::vector<KernelHeuristic> base,
-                                                          std::vector<std::string> warnings) {
+                                                           std::vector<KernelHeuristic> base,
+                                                           std::vector<std::string> warnings) {
   std::vector<KernelHeuristic> all = std::move(base);
   if (!override_dir.empty()) {
     std::error_code ec;
     if (!fs::is_directory(override_dir, ec)) {
-      warnings.push_back("AOTUNE_HEURISTIC_DIR=" + override_dir + " is not a directory; the compiled heuristics stay");
+      warnings.push_back("AOTUNE_HEURISTIC_DIR=" + override_dir +
+                         " is not a directory; the compiled heuristics stay");
     } else {
       std::vector<std::string> files;
       for (const auto& entry : fs::directory_iterator(override_dir, ec)) {
         const std::string name = entry.path().filename().string();
-        if (name.starts_with("heuristic_") && name.ends_with(".json")) files.push_back(entry.path().string());
+        if (name.starts_with("heuristic_") && name.ends_with(".json"))
+          files.push_back(entry.path().string());
       }
       std::sort(files.begin(), files.end());
       for (const std::string& file : files) {

@@ -11,21 +11,23 @@ namespace aotune {
 
 namespace dispatch {
 
-Selection select_jagged_dense_add(const HeuristicStore& store, const jagged_dense_add::Problem& p, int device_arch) {
+Selection select_jagged_dense_add(const HeuristicStore& store, const jagged_dense_add::Problem& p,
+                                  int device_arch) {
   jagged_dense_add::validate(p);
   const int64_t longest = std::min(p.N, feature_max_len("jagged_dense_add", p.max_len, p.B, p.nnz));
   static const uint32_t default_config = default_config_index(find_kernel("jagged_dense_add"));
   const auto& space = jagged_dense_add::config_space();
   return select_config(store, "jagged_dense_add", device_arch,
-                       jagged_dense_add::features(p.dtype, p.B, p.N, p.nnz, longest), default_config,
-                       static_cast<uint32_t>(space.size()),
+                       jagged_dense_add::features(p.dtype, p.B, p.N, p.nnz, longest),
+                       default_config, static_cast<uint32_t>(space.size()),
                        [&](uint32_t i) { return jagged_dense_add::supports(space[i], p).ok; });
 }
 
 }  // namespace dispatch
 
-void ops::jagged_dense_add(const void* x, const void* offsets, const void* y, void* out, int64_t B, int64_t N, int64_t nnz,
-                      int64_t max_len, DType dtype, IndexType index_type, cudaStream_t stream) {
+void ops::jagged_dense_add(const void* x, const void* offsets, const void* y, void* out, int64_t B,
+                           int64_t N, int64_t nnz, int64_t max_len, DType dtype,
+                           IndexType index_type, cudaStream_t stream) {
   jagged_dense_add::Problem p;
   p.B = B;
   p.N = N;
@@ -39,11 +41,12 @@ void ops::jagged_dense_add(const void* x, const void* offsets, const void* y, vo
   p.out = out;
   jagged_dense_add::validate(p);  // before any CUDA call
   const int device = dispatch::current_device();
-  const dispatch::Selection s =
-      dispatch::select_jagged_dense_add(*dispatch::current_store(), p, dispatch::device_arch(device));
+  const dispatch::Selection s = dispatch::select_jagged_dense_add(*dispatch::current_store(), p,
+                                                                  dispatch::device_arch(device));
   const jagged_dense_add::Config& c = jagged_dense_add::config_space()[s.config];
-  jagged_dense_add::launch(c, p, dispatch::workspace_for(device, stream, jagged_dense_add::workspace_bytes(c, p)),
-                           stream);
+  jagged_dense_add::launch(
+      c, p, dispatch::workspace_for(device, stream, jagged_dense_add::workspace_bytes(c, p)),
+      stream);
 }
 
 }  // namespace aotune

@@ -21,8 +21,8 @@ int64_t feature_max_len(std::string_view op, int64_t max_len, int64_t B, int64_t
   return B > 0 ? (nnz + B - 1) / B : 0;
 }
 
-Selection select_jagged_reduce(const HeuristicStore& store, const jagged_reduce::Problem& p, int64_t max_len,
-                               int device_arch) {
+Selection select_jagged_reduce(const HeuristicStore& store, const jagged_reduce::Problem& p,
+                               int64_t max_len, int device_arch) {
   const bool sum = p.op == jagged_reduce::Op::sum;
   const char* name = sum ? "jagged_sum" : "jagged_mean";
   jagged_reduce::validate(p);
@@ -30,7 +30,8 @@ Selection select_jagged_reduce(const HeuristicStore& store, const jagged_reduce:
   static const uint32_t default_sum = default_config_index(find_kernel("jagged_sum"));
   static const uint32_t default_mean = default_config_index(find_kernel("jagged_mean"));
   const auto& space = jagged_reduce::config_space();
-  return select_config(store, name, device_arch, jagged_reduce::features(p.dtype, p.B, p.M, p.nnz, longest),
+  return select_config(store, name, device_arch,
+                       jagged_reduce::features(p.dtype, p.B, p.M, p.nnz, longest),
                        sum ? default_sum : default_mean, static_cast<uint32_t>(space.size()),
                        [&](uint32_t i) { return jagged_reduce::supports(space[i], p).ok; });
 }
@@ -42,18 +43,21 @@ namespace {
 void run(const jagged_reduce::Problem& p, int64_t max_len, cudaStream_t stream) {
   // Host checks first: a bad call fails the same way with or without a GPU.
   jagged_reduce::validate(p);
-  dispatch::feature_max_len(p.op == jagged_reduce::Op::sum ? "jagged_sum" : "jagged_mean", max_len, p.B, p.nnz);
+  dispatch::feature_max_len(p.op == jagged_reduce::Op::sum ? "jagged_sum" : "jagged_mean", max_len,
+                            p.B, p.nnz);
   const int device = dispatch::current_device();
-  const dispatch::Selection s =
-      dispatch::select_jagged_reduce(*dispatch::current_store(), p, max_len, dispatch::device_arch(device));
+  const dispatch::Selection s = dispatch::select_jagged_reduce(
+      *dispatch::current_store(), p, max_len, dispatch::device_arch(device));
   const jagged_reduce::Config& c = jagged_reduce::config_space()[s.config];
-  jagged_reduce::launch(c, p, dispatch::workspace_for(device, stream, jagged_reduce::workspace_bytes(c, p)), stream);
+  jagged_reduce::launch(
+      c, p, dispatch::workspace_for(device, stream, jagged_reduce::workspace_bytes(c, p)), stream);
 }
 
 }  // namespace
 
-void ops::jagged_sum(const void* values, const void* offsets, void* out, int64_t B, int64_t M, int64_t nnz,
-                int64_t max_len, DType dtype, IndexType index_type, cudaStream_t stream) {
+void ops::jagged_sum(const void* values, const void* offsets, void* out, int64_t B, int64_t M,
+                     int64_t nnz, int64_t max_len, DType dtype, IndexType index_type,
+                     cudaStream_t stream) {
   jagged_reduce::Problem p;
   p.op = jagged_reduce::Op::sum;
   p.B = B;
@@ -67,8 +71,9 @@ void ops::jagged_sum(const void* values, const void* offsets, void* out, int64_t
   run(p, max_len, stream);
 }
 
-void ops::jagged_mean(const void* values, const void* offsets, const void* feature_counts, void* out, int64_t B, int64_t M,
-                 int64_t nnz, int64_t max_len, DType dtype, IndexType index_type, cudaStream_t stream) {
+void ops::jagged_mean(const void* values, const void* offsets, const void* feature_counts,
+                      void* out, int64_t B, int64_t M, int64_t nnz, int64_t max_len, DType dtype,
+                      IndexType index_type, cudaStream_t stream) {
   jagged_reduce::Problem p;
   p.op = jagged_reduce::Op::mean;
   p.B = B;

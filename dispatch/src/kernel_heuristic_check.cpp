@@ -26,14 +26,16 @@ const KernelFacts& facts_of(const TunableKernel& kernel) {
   if (it == cache.end()) {
     KernelFacts f;
     f.features = heuristics::current_feature_names(kernel);
-    for (std::size_t i = 0; i < kernel.num_configs(); ++i) f.config_index[kernel.config_id(i)] = static_cast<uint32_t>(i);
+    for (std::size_t i = 0; i < kernel.num_configs(); ++i)
+      f.config_index[kernel.config_id(i)] = static_cast<uint32_t>(i);
     it = cache.emplace(std::string(kernel.name()), std::move(f)).first;
   }
   return it->second;
 }
 
 void fail(const KernelHeuristic& h, const std::string& what) {
-  throw InvalidArgument(fmt::format("{} heuristic for {} (sm{}): {}", h.source, h.kernel, h.arch, what));
+  throw InvalidArgument(
+      fmt::format("{} heuristic for {} (sm{}): {}", h.source, h.kernel, h.arch, what));
 }
 
 }  // namespace
@@ -44,12 +46,15 @@ void resolve_and_check(KernelHeuristic& h, const TunableKernel& kernel) {
     fail(h, fmt::format("features [{}] differ from the kernel's [{}]", fmt::join(h.features, ", "),
                         fmt::join(facts.features, ", ")));
   }
-  if (h.features.size() > kMaxFeatures) fail(h, fmt::format("{} features, at most {}", h.features.size(), kMaxFeatures));
-  if (h.config_ids.empty() || h.config_ids.size() > 65535) fail(h, fmt::format("{} configs", h.config_ids.size()));
+  if (h.features.size() > kMaxFeatures)
+    fail(h, fmt::format("{} features, at most {}", h.features.size(), kMaxFeatures));
+  if (h.config_ids.empty() || h.config_ids.size() > 65535)
+    fail(h, fmt::format("{} configs", h.config_ids.size()));
   h.configs.clear();
   for (const std::string& id : h.config_ids) {
     const auto it = facts.config_index.find(id);
-    if (it == facts.config_index.end()) fail(h, fmt::format("config '{}' is not in the kernel's config space", id));
+    if (it == facts.config_index.end())
+      fail(h, fmt::format("config '{}' is not in the kernel's config space", id));
     h.configs.push_back(it->second);
   }
   if (h.nodes.empty()) fail(h, "the tree has no nodes");
@@ -57,24 +62,28 @@ void resolve_and_check(KernelHeuristic& h, const TunableKernel& kernel) {
   for (int64_t i = 0; i < n; ++i) {
     const heuristics::TreeNode& node = h.nodes[static_cast<std::size_t>(i)];
     if (heuristics::is_leaf(node)) {
-      if (node.left < 0 || node.right < 1 || int64_t{node.left} + node.right > static_cast<int64_t>(h.leaf_configs.size())) {
-        fail(h, fmt::format("leaf {} lists leaf_configs[{}, +{}) outside the {} entries", i, node.left, node.right,
-                            h.leaf_configs.size()));
+      if (node.left < 0 || node.right < 1 ||
+          int64_t{node.left} + node.right > static_cast<int64_t>(h.leaf_configs.size())) {
+        fail(h, fmt::format("leaf {} lists leaf_configs[{}, +{}) outside the {} entries", i,
+                            node.left, node.right, h.leaf_configs.size()));
       }
     } else {
       // Children after their parent: the walk always moves forward, so it ends.
-      if (node.feature >= static_cast<int32_t>(h.features.size()) || node.left <= i || node.left >= n ||
-          node.right <= i || node.right >= n) {
-        fail(h, fmt::format("node {} has feature {} and children {} and {} (of {} nodes)", i, node.feature, node.left,
-                            node.right, n));
+      if (node.feature >= static_cast<int32_t>(h.features.size()) || node.left <= i ||
+          node.left >= n || node.right <= i || node.right >= n) {
+        fail(h, fmt::format("node {} has feature {} and children {} and {} (of {} nodes)", i,
+                            node.feature, node.left, node.right, n));
       }
     }
   }
   for (const uint16_t p : h.leaf_configs) {
-    if (p >= h.configs.size()) fail(h, fmt::format("leaf_configs entry {} is not one of the {} configs", p, h.configs.size()));
+    if (p >= h.configs.size())
+      fail(h,
+           fmt::format("leaf_configs entry {} is not one of the {} configs", p, h.configs.size()));
   }
   for (const uint16_t p : h.fallback) {
-    if (p >= h.configs.size()) fail(h, fmt::format("fallback entry {} is not one of the {} configs", p, h.configs.size()));
+    if (p >= h.configs.size())
+      fail(h, fmt::format("fallback entry {} is not one of the {} configs", p, h.configs.size()));
   }
 }
 

@@ -14,11 +14,12 @@
 namespace aotune::dispatch {
 
 // Each validates the problem first (throws InvalidArgument naming the problem and the value).
-Selection select_jagged_reduce(const HeuristicStore& store, const jagged_reduce::Problem& p, int64_t max_len,
-                               int device_arch);
-Selection select_jagged_dense_add(const HeuristicStore& store, const jagged_dense_add::Problem& p, int device_arch);
-Selection select_causal_trailing_mean(const HeuristicStore& store, const causal_trailing_mean::Problem& p,
-                                      int device_arch);
+Selection select_jagged_reduce(const HeuristicStore& store, const jagged_reduce::Problem& p,
+                               int64_t max_len, int device_arch);
+Selection select_jagged_dense_add(const HeuristicStore& store, const jagged_dense_add::Problem& p,
+                                  int device_arch);
+Selection select_causal_trailing_mean(const HeuristicStore& store,
+                                      const causal_trailing_mean::Problem& p, int device_arch);
 
 // The longest row for the features: max_len when known, else the mean row length rounded up.
 // Throws InvalidArgument when max_len is neither -1 nor in [0, nnz].

@@ -21,13 +21,18 @@ void warn_untuned_once(std::string_view kernel, int device_arch, const Heuristic
   const std::vector<int> tuned = store.tuned_archs(kernel);
   std::string list;
   for (const int a : tuned) list += (list.empty() ? "" : ", ") + arch_name(a);
-  spdlog::warn("aotune: {} has no heuristic for {} or an older architecture (tuned: {}); running the safe default "
-               "config {}, which may be far slower than a tuned choice",
-               kernel, arch_name(device_arch), list.empty() ? "none" : list, heuristics::default_config_id(kernel));
+  spdlog::warn(
+      "aotune: {} has no heuristic for {} or an older architecture (tuned: {}); running the safe "
+      "default "
+      "config {}, which may be far slower than a tuned choice",
+      kernel, arch_name(device_arch), list.empty() ? "none" : list,
+      heuristics::default_config_id(kernel));
 }
 
 void throw_no_legal_config(std::string_view kernel) {
-  throw InvalidArgument(std::string(kernel) + ": no config of the kernel supports this problem (alignment or size limits)");
+  throw InvalidArgument(
+      std::string(kernel) +
+      ": no config of the kernel supports this problem (alignment or size limits)");
 }
 
 uint32_t default_config_index(const TunableKernel& kernel) {

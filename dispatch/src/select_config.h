@@ -19,7 +19,7 @@ namespace aotune::dispatch {
 struct Selection {
   uint32_t config = 0;  // index in the kernel's config space
   heuristics::ChoiceSource source = heuristics::ChoiceSource::none;
-  int arch_used = 0;    // architecture whose heuristic chose; 0: none applied (default config)
+  int arch_used = 0;  // architecture whose heuristic chose; 0: none applied (default config)
 };
 
 // Logs, once per (kernel, device architecture), that no tuned heuristic applies.
@@ -28,8 +28,9 @@ void warn_untuned_once(std::string_view kernel, int device_arch, const Heuristic
 [[noreturn]] void throw_no_legal_config(std::string_view kernel);
 
 template <typename IsLegal>
-Selection select_config(const HeuristicStore& store, std::string_view kernel, int device_arch, const Features& features,
-                        uint32_t default_config, uint32_t space_size, IsLegal&& legal) {
+Selection select_config(const HeuristicStore& store, std::string_view kernel, int device_arch,
+                        const Features& features, uint32_t default_config, uint32_t space_size,
+                        IsLegal&& legal) {
   const KernelHeuristic* h = store.for_device(kernel, device_arch);
   std::array<double, kMaxFeatures> x{};
   heuristics::HeuristicView view;
@@ -40,7 +41,8 @@ Selection select_config(const HeuristicStore& store, std::string_view kernel, in
     h = nullptr;
     warn_untuned_once(kernel, device_arch, store);
   }
-  const heuristics::Choice c = heuristics::choose_config(view, x.data(), default_config, space_size, legal);
+  const heuristics::Choice c =
+      heuristics::choose_config(view, x.data(), default_config, space_size, legal);
   if (c.source == heuristics::ChoiceSource::none) throw_no_legal_config(kernel);
   return {c.config, c.source, h != nullptr ? h->arch : 0};
 }

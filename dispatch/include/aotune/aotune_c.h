@@ -28,22 +28,25 @@ enum { AOTUNE_INDEX_I32 = 0, AOTUNE_INDEX_I64 = 1 };
 
 /* out[b, :] = sum of values[offsets[b] .. offsets[b+1]); values [nnz, M], out [B, M].
  * max_len: the longest row, or -1 when unknown. */
-aotune_status aotune_jagged_sum(const void* values, const void* offsets, void* out, int64_t B, int64_t M, int64_t nnz,
-                                int64_t max_len, aotune_dtype dtype, aotune_index_type index_type, void* stream);
+aotune_status aotune_jagged_sum(const void* values, const void* offsets, void* out, int64_t B,
+                                int64_t M, int64_t nnz, int64_t max_len, aotune_dtype dtype,
+                                aotune_index_type index_type, void* stream);
 
 /* Per-row means over each row's first feature_counts[b] columns (NULL: all M); 0 elsewhere. */
-aotune_status aotune_jagged_mean(const void* values, const void* offsets, const void* feature_counts, void* out,
-                                 int64_t B, int64_t M, int64_t nnz, int64_t max_len, aotune_dtype dtype,
+aotune_status aotune_jagged_mean(const void* values, const void* offsets,
+                                 const void* feature_counts, void* out, int64_t B, int64_t M,
+                                 int64_t nnz, int64_t max_len, aotune_dtype dtype,
                                  aotune_index_type index_type, void* stream);
 
 /* out[b, n] = y[b, n] + x[offsets[b] + n] within row b's length, y[b, n] beyond; y, out [B, N]. */
-aotune_status aotune_jagged_dense_add(const void* x, const void* offsets, const void* y, void* out, int64_t B,
-                                      int64_t N, int64_t nnz, int64_t max_len, aotune_dtype dtype,
-                                      aotune_index_type index_type, void* stream);
+aotune_status aotune_jagged_dense_add(const void* x, const void* offsets, const void* y, void* out,
+                                      int64_t B, int64_t N, int64_t nnz, int64_t max_len,
+                                      aotune_dtype dtype, aotune_index_type index_type,
+                                      void* stream);
 
 /* out[b, d, t] = mean of x[b, d, max(0, t-cf+1) .. t]; x, out [B, D, T], cf >= 1. */
-aotune_status aotune_causal_trailing_mean(const void* x, void* out, int64_t B, int64_t D, int64_t T, int64_t cf,
-                                          aotune_dtype dtype, void* stream);
+aotune_status aotune_causal_trailing_mean(const void* x, void* out, int64_t B, int64_t D, int64_t T,
+                                          int64_t cf, aotune_dtype dtype, void* stream);
 
 /* The message of this thread's last failed call; "" after a successful one. Never NULL. */
 const char* aotune_last_error(void);

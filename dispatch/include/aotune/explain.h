@@ -3,10 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "aotune/heuristic_store.h"
 #include "heuristics/tree_node.h"
@@ -47,10 +46,13 @@ struct Explanation {
 
 // Legality comes from info.legality (the kernel's supports() for the shape's alignment). Throws
 // InvalidArgument when no config is legal.
-Explanation explain(const HeuristicStore& store, const TunableKernel& kernel, const ProblemInfo& info, int arch);
+Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
+                    const ProblemInfo& info, int arch);
 
-// {"kernel", "shape", "arch_requested", "arch_used" (null: none), "fallback_chain", "heuristic_source",
-//  "features", "tree_path", "leaf_candidates", "config": {"index", "id", "source", "rank", "fields"}}.
+// {"kernel", "shape", "arch_requested", "arch_used" (null: none), "fallback_chain",
+// "heuristic_source",
+//  "features", "tree_path", "leaf_candidates", "config": {"index", "id", "source", "rank",
+//  "fields"}}.
 nlohmann::ordered_json to_json(const Explanation& e, const nlohmann::json& shape);
 
 }  // namespace aotune::dispatch

@@ -18,8 +18,8 @@ namespace aotune::dispatch {
 // config space) before it is ever used.
 struct KernelHeuristic {
   std::string kernel;
-  int arch = 0;                 // e.g. 90
-  std::string source;           // "compiled" or the JSON file it came from
+  int arch = 0;        // e.g. 90
+  std::string source;  // "compiled" or the JSON file it came from
   std::vector<std::string> features;
   std::vector<std::string> config_ids;      // per table position
   std::vector<uint32_t> configs;            // table position -> index in the kernel's config space
@@ -33,12 +33,14 @@ struct KernelHeuristic {
 class HeuristicStore {
  public:
   HeuristicStore() = default;
-  // Exactly these heuristics; a later one for the same kernel and architecture replaces an earlier one.
+  // Exactly these heuristics; a later one for the same kernel and architecture replaces an earlier
+  // one.
   explicit HeuristicStore(std::vector<KernelHeuristic> heuristics);
 
   // `base` (normally compiled_heuristics()) overridden by the files in `override_dir` (none when
   // empty). `warnings` carries problems met building `base`.
-  static std::shared_ptr<const HeuristicStore> load(const std::string& override_dir, std::vector<KernelHeuristic> base,
+  static std::shared_ptr<const HeuristicStore> load(const std::string& override_dir,
+                                                    std::vector<KernelHeuristic> base,
                                                     std::vector<std::string> warnings = {});
 
   const KernelHeuristic* find(std::string_view kernel, int arch) const;

@@ -1,5 +1,5 @@
-// aotune::ops::jagged_mean: per-row means of a jagged 2-D tensor over each row's first feature_counts[b]
-// columns, with the config picked per shape by the current GPU's tuned heuristic.
+// aotune::ops::jagged_mean: per-row means of a jagged 2-D tensor over each row's first
+// feature_counts[b] columns, with the config picked per shape by the current GPU's tuned heuristic.
 //   values [nnz, M], offsets [B+1], feature_counts [B] (each in [0, M]; null: M for every row)
 //   -> out [B, M]: out[b, :fc] = row sum / row length; columns >= fc and empty rows are exactly 0.
 #pragma once
@@ -16,7 +16,8 @@ namespace aotune::ops {
 
 // feature_counts uses index_type, like offsets. max_len as in jagged_sum.h (-1: unknown).
 // Throws InvalidArgument before any CUDA call for bad sizes or pointers, CudaError when CUDA fails.
-void jagged_mean(const void* values, const void* offsets, const void* feature_counts, void* out, int64_t B, int64_t M,
-                 int64_t nnz, int64_t max_len, DType dtype, IndexType index_type, cudaStream_t stream = nullptr);
+void jagged_mean(const void* values, const void* offsets, const void* feature_counts, void* out,
+                 int64_t B, int64_t M, int64_t nnz, int64_t max_len, DType dtype,
+                 IndexType index_type, cudaStream_t stream = nullptr);
 
 }  // namespace aotune::ops

@@ -1,0 +1,177 @@
+// `aot-runner verify`: the CI assertion, no GPU needed. The committed tuning must be complete and
+// current: a database per (manifest architecture, kernel), real (not simulated), tuned against the
+// kernel source in this tree, with a measurement for every grid shape; trees that send no training
+// shape to an illegal config; generated headers equal to what `emit` writes now.
+#include <fmt/core.h>
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/aot-runner/commands.h"
+#include "codegen/emit.h"
+#include "codegen/manifest.h"
+#include "heuristics/heuristic.h"
+#include "heuristics/training_set.h"
+#include "kernels/common/errors.h"
+#include "kernels/common/registry.h"
+#include "tuner/cache_check.h"
+#include "tuner/results_database.h"
+#include "tuner/shape_grid.h"
+#include "tuner/shard.h"
+
+namespace aotune::cli {
+
+namespace {
+
+struct Problem {
+  std::string kernel, arch, what, fix;
+};
+
+struct VerifyOptions {
+  std::string configs_dir = "configs";
+  std::string grid_dir = "configs/grids";
+  std::string generated_dir = "heuristics/generated";
+  bool json = false;
+  std::size_t max_listed = 20;  // shapes listed per (kernel, arch) before "... and N more"
+};
+
+std::string read_file(const std::string& path, bool* exists) {
+  std::ifstream in(path, std::ios::binary);
+  *exists = static_cast<bool>(in);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void check_tuning(const VerifyOptions& o, const std::string& arch, const TunableKernel& kernel,
+                  std::vector<Problem>& problems) {
+  const std::string name(kernel.name());
+  const std::string db_path = tuner::database_path(o.configs_dir, arch, name, tuner::ShardSpec{});
+  const std::string retune = fmt::format("on a {} GPU: aot-runner tune -k {} --force, then aot-runner emit", arch, name);
+  const auto db = tuner::load_database(db_path);
+  if (!db) {
+    problems.push_back({name, arch, "no results database at " + db_path, retune});
+    return;
+  }
+  if (db->device.simulated) {
+    problems.push_back({name, arch, db_path + " comes from the simulated device, which is never real tuning", retune});
+    return;
+  }
+  if (db->source_hash != kernel.source_hash()) {
+    problems.push_back({name, arch,
+                        fmt::format("kernel {} changed after tuning: {} was tuned against source {}, the tree has {}",
+                                    name, db_path, db->source_hash.substr(0, 12), std::string(kernel.source_hash()).substr(0, 12)),
+                        retune});
+    return;
+  }
+  const tuner::ShapeGrid grid = tuner::load_shape_grid(tuner::grid_path(o.grid_dir, name), kernel);
+  const auto misses = tuner::find_cache_misses(kernel, grid, tuner::ShardSpec{}, arch, db_path, false);
+  for (std::size_t i = 0; i < misses.size() && i < o.max_listed; ++i) {
+    problems.push_back({name, arch, fmt::format("cache miss: shape {} ({})", misses[i].shape_key, misses[i].reason),
+                        fmt::format("on a {} GPU: aot-runner tune -k {} --resume, then aot-runner emit", arch, name)});
+  }
+  if (misses.size() > o.max_listed) {
+    problems.push_back({name, arch, fmt::format("... and {} more cache misses", misses.size() - o.max_listed), ""});
+  }
+}
+
+void check_routes(const std::string& arch, const codegen::ArchHeuristics& heuristics, const VerifyOptions& o,
+                  std::vector<Problem>& problems) {
+  for (const auto& entry : heuristics.kernels) {
+    if (!entry.tuned()) continue;
+    const auto db = tuner::load_database(tuner::database_path(o.configs_dir, arch, entry.kernel, tuner::ShardSpec{}));
+    if (!db) continue;  // reported by check_tuning
+    const auto ts = heuristics::training_set_from_database(*db);
+    for (const std::string& key : heuristics::unsound_training_routes(entry.model, ts)) {
+      problems.push_back({entry.kernel, arch, "the tree routes training shape " + key + " to an illegal or failing config",
+                          "aot-runner emit (refit), and report this as a bug if it persists"});
+    }
+  }
+}
+
+void check_generated(const VerifyOptions& o, std::vector<Problem>& problems) {
+  codegen::EmitOptions eo;
+  eo.configs_dir = o.configs_dir;
+  eo.out_dir = o.generated_dir;
+  for (const auto& file : codegen::generate_files(eo)) {
+    bool exists = false;
+    const std::string committed = read_file(file.path, &exists);
+    if (!exists) {
+      problems.push_back({"", "", file.path + " is missing", "aot-runner emit, then commit it"});
+    } else if (committed != file.content) {
+      problems.push_back({"", "", file.path + " differs from what emit generates from the committed databases",
+                          "aot-runner emit, then commit it (never edit generated files by hand)"});
+    }
+  }
+}
+
+int run_verify(const VerifyOptions& o) {
+  const codegen::Manifest manifest = codegen::load_manifest(o.configs_dir + "/manifest.json");
+  std::vector<Problem> problems;
+  for (const TunableKernel* k : all_kernels()) {
+    bool listed = false;
+    for (const auto& name : manifest.kernels) listed = listed || name == k->name();
+    if (!listed) {
+      problems.push_back({std::string(k->name()), "", "registered kernel missing from " + o.configs_dir + "/manifest.json",
+                          "add it to the manifest's \"kernels\" and tune it"});
+    }
+  }
+  for (const auto& arch : manifest.architectures) {
+    for (const auto& name : manifest.kernels) check_tuning(o, arch, find_kernel(name), problems);
+  }
+  if (problems.empty()) {
+    codegen::EmitOptions eo;
+    eo.configs_dir = o.configs_dir;
+    for (const auto& arch : manifest.architectures) {
+      check_routes(arch, codegen::build_arch_heuristics(arch, manifest, eo), o, problems);
+    }
+  }
+  check_generated(o, problems);
+
+  if (o.json) {
+    nlohmann::json out = {{"ok", problems.empty()}, {"problems", nlohmann::json::array()}};
+    for (const auto& p : problems) {
+      out["problems"].push_back({{"kernel", p.kernel}, {"arch", p.arch}, {"problem", p.what}, {"fix", p.fix}});
+    }
+    fmt::print("{}\n", out.dump(2));
+  } else if (problems.empty()) {
+    fmt::print("verify: ok — {} kernels x {} architectures tuned, current and complete; generated headers up to date\n",
+               manifest.kernels.size(), manifest.architectures.size());
+  } else {
+    for (const auto& p : problems) {
+      fmt::print(stderr, "verify: FAIL {}{}{}{}\n", p.kernel, p.arch.empty() ? "" : " " + p.arch,
+                 p.kernel.empty() && p.arch.empty() ? "" : ": ", p.what);
+      if (!p.fix.empty()) fmt::print(stderr, "        fix: {}\n", p.fix);
+    }
+    fmt::print(stderr, "verify: {} problem(s)\n", problems.size());
+  }
+  return problems.empty() ? kOk : kFailure;
+}
+
+}  // namespace
+
+void register_verify(CLI::App& app) {
+  auto* cmd = app.add_subcommand("verify", "Check, without a GPU, that the committed tuning is complete and current");
+  cmd->footer(
+      "Fails (exit 1) naming kernel, architecture and shape, and the command that fixes it, when a manifest\n"
+      "architecture lacks a database, a database was tuned against other kernel sources or on the simulated\n"
+      "device, a grid shape has no measurement, a tree routes a training shape to an illegal config, or a\n"
+      "generated header differs from what 'aot-runner emit' writes.\n"
+      "Example: aot-runner verify --json");
+  auto o = std::make_shared<VerifyOptions>();
+  cmd->add_option("--configs-dir", o->configs_dir, "Folder with manifest.json and <arch>/<kernel>.json")->capture_default_str();
+  cmd->add_option("--grid-dir", o->grid_dir, "Folder of the shape grids")->capture_default_str();
+  cmd->add_option("--generated-dir", o->generated_dir, "Folder of the generated headers")->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print {\"ok\": ..., \"problems\": [...]} on stdout");
+  cmd->callback([o] {
+    // Problems are printed above; Error makes main() exit with kFailure.
+    if (run_verify(*o) != kOk) throw Error("verify failed: the committed tuning is incomplete or stale");
+  });
+}
+
+}  // namespace aotune::cli

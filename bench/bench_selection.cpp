@@ -1,0 +1,135 @@
+// How long the selection itself takes (Google Benchmark): walking a generated tree, and the host
+// side of a dispatch call without the kernel (validation, features, store lookup, tree, legality).
+// Targets (issue 4): tree evaluation <= 50 ns, host-side dispatch overhead <= 5 us per call.
+// Run: build with -DAOTUNE_BUILD_BENCH=ON, then ./aotune_bench_selection
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "aotune/heuristic_store.h"
+#include "dispatch/src/kernel_heuristic_check.h"
+#include "dispatch/src/kernel_selection.h"
+#include "heuristics/kernel_features.h"
+#include "heuristics/tree_node.h"
+#include "kernels/common/registry.h"
+
+namespace {
+
+using aotune::heuristics::TreeNode;
+
+constexpr int kDepth = 12;  // the deepest tree cross-validation may choose
+
+// A complete tree of depth kDepth over the features in pre-order, thresholds drawn at random in
+// log space: every walk takes kDepth steps, the worst case.
+void build_tree(std::vector<TreeNode>& nodes, std::vector<uint16_t>& leaves, int depth,
+                int num_features, std::mt19937_64& rng) {
+  const std::size_t at = nodes.size();
+  nodes.emplace_back();
+  if (depth == kDepth) {
+    nodes[at] = {-1, static_cast<int32_t>(leaves.size()), 2, 0.0};
+    leaves.push_back(static_cast<uint16_t>(rng() % 8));
+    leaves.push_back(static_cast<uint16_t>(rng() % 8));
+    return;
+  }
+  const auto feature = static_cast<int32_t>(rng() % static_cast<uint64_t>(num_features));
+  const double threshold = std::exp2(static_cast<double>(rng() % 24));
+  const auto left = static_cast<int32_t>(nodes.size());
+  build_tree(nodes, leaves, depth + 1, num_features, rng);
+  const auto right = static_cast<int32_t>(nodes.size());
+  build_tree(nodes, leaves, depth + 1, num_features, rng);
+  nodes[at] = {feature, left, right, threshold};
+}
+
+aotune::dispatch::KernelHeuristic deep_jagged_sum_heuristic() {
+  aotune::dispatch::KernelHeuristic h;
+  h.kernel = "jagged_sum";
+  h.arch = 90;
+  h.source = "bench";
+  h.features = aotune::heuristics::current_feature_names(aotune::find_kernel("jagged_sum"));
+  h.config_ids = {"block_row.t128.v4",        "block_row.t256.v4", "block_row.t512.v8",
+                  "group_row.t64.v4",         "group_row.t128.v2", "group_row.t256.v1",
+                  "nnz_split.t256.v4.c65536", "block_row.t256.v1"};
+  std::mt19937_64 rng(1);
+  build_tree(h.nodes, h.leaf_configs, 0, static_cast<int>(h.features.size()), rng);
+  h.fallback = {7, 0, 1, 2, 3, 4, 5, 6};
+  aotune::dispatch::resolve_and_check(h, aotune::find_kernel("jagged_sum"));
+  return h;
+}
+
+std::vector<std::vector<double>> random_features(std::size_t n, std::size_t width) {
+  std::mt19937_64 rng(2);
+  std::vector<std::vector<double>> xs(n, std::vector<double>(width));
+  for (auto& x : xs) {
+    for (double& v : x) v = std::exp2(static_cast<double>(rng() % 24));
+  }
+  return xs;
+}
+
+void BM_TreeEvaluation(benchmark::State& state) {
+  const auto h = deep_jagged_sum_heuristic();
+  const auto xs = random_features(1024, h.features.size());
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(aotune::heuristics::find_leaf(h.nodes.data(), xs[i++ & 1023].data()));
+  }
+}
+BENCHMARK(BM_TreeEvaluation);
+
+void BM_ChooseConfig(benchmark::State& state) {
+  const auto h = deep_jagged_sum_heuristic();
+  const auto view = h.view();
+  const auto xs = random_features(1024, h.features.size());
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(aotune::heuristics::choose_config(view, xs[i++ & 1023].data(), 0, 48,
+                                                               [](uint32_t) { return true; }));
+  }
+}
+BENCHMARK(BM_ChooseConfig);
+
+aotune::jagged_reduce::Problem problem(int64_t B, int64_t M, int64_t nnz) {
+  aotune::jagged_reduce::Problem p;
+  p.B = B;
+  p.M = M;
+  p.nnz = nnz;
+  p.dtype = aotune::DType::bf16;
+  p.values = reinterpret_cast<const void*>(std::uintptr_t{1} << 20);
+  p.offsets = reinterpret_cast<const void*>(std::uintptr_t{1} << 30);
+  p.out = reinterpret_cast<void*>(std::uintptr_t{1} << 34);
+  return p;
+}
+
+// Everything a jagged_sum call does on the host except cudaGetDevice (one cached attribute
+// read after the first call), the workspace lookup and the launch itself.
+void BM_HostDispatchJaggedSum(benchmark::State& state) {
+  const aotune::dispatch::HeuristicStore store({deep_jagged_sum_heuristic()});
+  const auto p = problem(4096, 256, 4096 * 37);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(aotune::dispatch::select_jagged_reduce(store, p, 500, 90));
+}
+BENCHMARK(BM_HostDispatchJaggedSum);
+
+// The same through the process-wide store (its lock and reference count included), untuned: the
+// default-config path every call takes until real tuning is committed.
+void BM_HostDispatchJaggedSumUntuned(benchmark::State& state) {
+  const auto p = problem(4096, 256, 4096 * 37);
+  for (auto _ : state) {
+    const auto store = aotune::dispatch::current_store();
+    benchmark::DoNotOptimize(aotune::dispatch::select_jagged_reduce(*store, p, 500, 90));
+  }
+}
+BENCHMARK(BM_HostDispatchJaggedSumUntuned);
+
+void BM_FeaturesJaggedSum(benchmark::State& state) {
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        aotune::jagged_reduce::features(aotune::DType::bf16, 4096, 256, 4096 * 37, 500));
+  }
+}
+BENCHMARK(BM_FeaturesJaggedSum);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,180 @@
+// On a GPU: calls through the dispatch library (C++ API and C ABI) give the float64 reference
+// results for every kernel, whatever config the heuristic picks. Skipped without a GPU.
+#include <fmt/core.h>
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "aotune/aotune_c.h"
+#include "aotune/causal_trailing_mean.h"
+#include "aotune/jagged_dense_add.h"
+#include "aotune/jagged_mean.h"
+#include "aotune/jagged_sum.h"
+#include "kernels/causal_trailing_mean/causal_trailing_mean.h"
+#include "kernels/common/cuda_raii.h"
+#include "kernels/common/host_data.h"
+#include "kernels/common/reference_check.h"
+#include "kernels/jagged_dense_add/jagged_dense_add.h"
+#include "kernels/jagged_reduce/jagged_reduce.h"
+#include "tests/gpu_test_support.h"
+
+namespace aotune {
+namespace {
+
+DeviceBuffer upload_bytes(const std::vector<std::byte>& bytes) {
+  DeviceBuffer b(std::max<std::size_t>(bytes.size(), 16));
+  b.upload(bytes.data(), bytes.size());
+  return b;
+}
+
+std::vector<double> download(const DeviceBuffer& b, std::size_t n, DType dtype) {
+  std::vector<std::byte> bytes(n * dtype_size(dtype));
+  b.download(bytes.data(), bytes.size());
+  return decode(bytes, dtype);
+}
+
+std::vector<int64_t> random_offsets(int64_t B, int64_t max_len, std::mt19937_64& rng) {
+  std::vector<int64_t> offsets{0};
+  for (int64_t b = 0; b < B; ++b)
+    offsets.push_back(offsets.back() + static_cast<int64_t>(rng() % (max_len + 1)));
+  return offsets;
+}
+
+int64_t longest(const std::vector<int64_t>& offsets) {
+  int64_t m = 0;
+  for (std::size_t i = 1; i < offsets.size(); ++i) m = std::max(m, offsets[i] - offsets[i - 1]);
+  return m;
+}
+
+std::vector<double> abs_of(std::vector<double> v) {
+  for (double& x : v) x = std::abs(x);
+  return v;
+}
+
+struct ReduceCase {
+  int64_t B, M, max_len;
+  DType dtype;
+  IndexType index;
+};
+
+class DispatchGpu : public ::testing::TestWithParam<bool> {};  // false: C++ API, true: C ABI
+
+TEST_P(DispatchGpu, JaggedSumAndMeanMatchTheReference) {
+  AOTUNE_REQUIRE_GPU();
+  const bool c_abi = GetParam();
+  std::mt19937_64 rng(5);
+  for (const ReduceCase& rc : {ReduceCase{300, 64, 40, DType::f32, IndexType::i64},
+                               ReduceCase{17, 7, 900, DType::bf16, IndexType::i32},
+                               ReduceCase{1000, 256, 3, DType::f16, IndexType::i64},
+                               ReduceCase{0, 8, 0, DType::f32, IndexType::i64}}) {
+    const std::vector<int64_t> offsets = random_offsets(rc.B, rc.max_len, rng);
+    const int64_t nnz = offsets.back();
+    const std::vector<double> values =
+        random_values(static_cast<std::size_t>(nnz * rc.M), rc.dtype, rng);
+    std::vector<int64_t> fc(static_cast<std::size_t>(rc.B));
+    for (auto& f : fc) f = static_cast<int64_t>(rng() % static_cast<uint64_t>(rc.M + 1));
+    DeviceBuffer d_values = upload_bytes(encode(values, rc.dtype));
+    DeviceBuffer d_offsets = upload_bytes(encode_index(offsets, rc.index));
+    DeviceBuffer d_fc = upload_bytes(encode_index(fc, rc.index));
+    DeviceBuffer d_out(
+        std::max<std::size_t>(static_cast<std::size_t>(rc.B * rc.M) * dtype_size(rc.dtype), 16));
+    for (const jagged_reduce::Op op : {jagged_reduce::Op::sum, jagged_reduce::Op::mean}) {
+      const bool sum = op == jagged_reduce::Op::sum;
+      const void* fc_ptr = sum ? nullptr : d_fc.get();
+      if (c_abi) {
+        const aotune_status s =
+            sum ? aotune_jagged_sum(d_values.get(), d_offsets.get(), d_out.get(), rc.B, rc.M, nnz,
+                                    longest(offsets), static_cast<int32_t>(rc.dtype),
+                                    static_cast<int32_t>(rc.index), nullptr)
+                : aotune_jagged_mean(d_values.get(), d_offsets.get(), fc_ptr, d_out.get(), rc.B,
+                                     rc.M, nnz, -1, static_cast<int32_t>(rc.dtype),
+                                     static_cast<int32_t>(rc.index), nullptr);
+        ASSERT_EQ(s, AOTUNE_OK) << aotune_last_error();
+      } else if (sum) {
+        ops::jagged_sum(d_values.get(), d_offsets.get(), d_out.get(), rc.B, rc.M, nnz,
+                        longest(offsets), rc.dtype, rc.index);
+      } else {
+        ops::jagged_mean(d_values.get(), d_offsets.get(), fc_ptr, d_out.get(), rc.B, rc.M, nnz, -1,
+                         rc.dtype, rc.index);
+      }
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const std::vector<int64_t> no_fc;
+      const auto& counts = sum ? no_fc : fc;
+      const auto ref = jagged_reduce::reference(op, values, offsets, counts, rc.M);
+      const auto scale = jagged_reduce::reference(op, abs_of(values), offsets, counts, rc.M);
+      const CheckResult check =
+          compare_to_reference(download(d_out, ref.size(), rc.dtype), ref, scale, rc.dtype);
+      EXPECT_TRUE(check.ok) << (sum ? "sum" : "mean") << " B=" << rc.B << " M=" << rc.M << ": "
+                            << check.message;
+    }
+  }
+}
+
+TEST_P(DispatchGpu, JaggedDenseAddMatchesTheReference) {
+  AOTUNE_REQUIRE_GPU();
+  const bool c_abi = GetParam();
+  std::mt19937_64 rng(9);
+  for (const auto& [B, N, dtype] :
+       {std::tuple{200, 128, DType::f32}, std::tuple{33, 77, DType::bf16},
+        std::tuple{5000, 8, DType::f16}}) {
+    const std::vector<int64_t> offsets = random_offsets(B, N, rng);
+    const int64_t nnz = offsets.back();
+    const auto x = random_values(static_cast<std::size_t>(nnz), dtype, rng);
+    const auto y = random_values(static_cast<std::size_t>(B * N), dtype, rng);
+    DeviceBuffer d_x = upload_bytes(encode(x, dtype)),
+                 d_offsets = upload_bytes(encode_index(offsets, IndexType::i64));
+    DeviceBuffer d_y = upload_bytes(encode(y, dtype)),
+                 d_out(static_cast<std::size_t>(B * N) * dtype_size(dtype));
+    if (c_abi) {
+      ASSERT_EQ(aotune_jagged_dense_add(d_x.get(), d_offsets.get(), d_y.get(), d_out.get(), B, N,
+                                        nnz, longest(offsets), static_cast<int32_t>(dtype),
+                                        AOTUNE_INDEX_I64, nullptr),
+                AOTUNE_OK)
+          << aotune_last_error();
+    } else {
+      ops::jagged_dense_add(d_x.get(), d_offsets.get(), d_y.get(), d_out.get(), B, N, nnz, -1,
+                            dtype, IndexType::i64);
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const auto ref = jagged_dense_add::reference(x, offsets, y, N);
+    const auto scale = jagged_dense_add::reference(abs_of(x), offsets, abs_of(y), N);
+    const CheckResult check =
+        compare_to_reference(download(d_out, ref.size(), dtype), ref, scale, dtype);
+    EXPECT_TRUE(check.ok) << "B=" << B << " N=" << N << ": " << check.message;
+  }
+}
+
+TEST_P(DispatchGpu, CausalTrailingMeanMatchesTheReference) {
+  AOTUNE_REQUIRE_GPU();
+  const bool c_abi = GetParam();
+  std::mt19937_64 rng(13);
+  for (const auto& [B, D, T, cf, dtype] :
+       {std::tuple{2, 16, 1000, 64, DType::f32}, std::tuple{1, 3, 5000, 7, DType::bf16},
+        std::tuple{4, 64, 33, 100, DType::f16}}) {
+    const int64_t rows = int64_t{B} * D;
+    const auto x = random_values(static_cast<std::size_t>(rows * T), dtype, rng, 3.0);
+    DeviceBuffer d_x = upload_bytes(encode(x, dtype)), d_out(x.size() * dtype_size(dtype));
+    if (c_abi) {
+      ASSERT_EQ(aotune_causal_trailing_mean(d_x.get(), d_out.get(), B, D, T, cf,
+                                            static_cast<int32_t>(dtype), nullptr),
+                AOTUNE_OK)
+          << aotune_last_error();
+    } else {
+      ops::causal_trailing_mean(d_x.get(), d_out.get(), B, D, T, cf, dtype);
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const auto ref = causal_trailing_mean::reference(x, rows, T, cf);
+    const auto scale = causal_trailing_mean::reference(abs_of(x), rows, T, cf);
+    const CheckResult check =
+        compare_to_reference(download(d_out, ref.size(), dtype), ref, scale, dtype);
+    EXPECT_TRUE(check.ok) << "T=" << T << " cf=" << cf << ": " << check.message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(CppAndC, DispatchGpu, ::testing::Bool(), [](const auto& info) {
+  return info.param ? std::string("CAbi") : std::string("CppApi");
+});
+
+}  // namespace
+}  // namespace aotune

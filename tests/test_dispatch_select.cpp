@@ -1,0 +1,126 @@
+// Config choice at run time, on the host: the current architecture's tree, the ranked fallback when
+// the leaf's first config cannot run the problem, the default when nothing is tuned.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "dispatch/src/kernel_heuristic_check.h"
+#include "dispatch/src/kernel_selection.h"
+#include "heuristics/kernel_features.h"
+#include "kernels/common/errors.h"
+#include "kernels/common/registry.h"
+
+namespace aotune::dispatch {
+namespace {
+
+// jagged_sum on sm90: M < 64 -> group_row.t64.v4 then .v1; else block_row.t256.v8 then .v1.
+HeuristicStore sm90_store() {
+  KernelHeuristic h;
+  h.kernel = "jagged_sum";
+  h.arch = 90;
+  h.source = "test";
+  h.features = heuristics::current_feature_names(find_kernel("jagged_sum"));
+  h.config_ids = {"group_row.t64.v4", "group_row.t64.v1", "block_row.t256.v8", "block_row.t256.v1"};
+  const auto m = static_cast<int32_t>(std::find(h.features.begin(), h.features.end(), "M") -
+                                      h.features.begin());
+  h.nodes = {{m, 1, 2, 64.0}, {-1, 0, 2, 0.0}, {-1, 2, 2, 0.0}};
+  h.leaf_configs = {0, 1, 2, 3};
+  h.fallback = {3, 1, 0, 2};
+  resolve_and_check(h, find_kernel("jagged_sum"));
+  return HeuristicStore({h});
+}
+
+// A host-only problem: pointers are never dereferenced, only checked for alignment.
+jagged_reduce::Problem sum_problem(int64_t M, std::uintptr_t values_address = 4096) {
+  jagged_reduce::Problem p;
+  p.op = jagged_reduce::Op::sum;
+  p.B = 100;
+  p.M = M;
+  p.nnz = 1000;
+  p.dtype = DType::bf16;  // vec=8 loads are 16 bytes
+  p.values = reinterpret_cast<const void*>(values_address);
+  p.offsets = reinterpret_cast<const void*>(std::uintptr_t{8192});
+  p.out = reinterpret_cast<void*>(std::uintptr_t{16384});
+  return p;
+}
+
+std::string id_of(const Selection& s) {
+  return jagged_reduce::config_id(jagged_reduce::config_space()[s.config]);
+}
+
+TEST(DispatchSelect, UsesTheTreeOfTheDevicesArchitecture) {
+  const HeuristicStore store = sm90_store();
+  const Selection small = select_jagged_reduce(store, sum_problem(32), 20, 90);
+  EXPECT_EQ(id_of(small), "group_row.t64.v4");
+  EXPECT_EQ(small.source, heuristics::ChoiceSource::leaf);
+  EXPECT_EQ(small.arch_used, 90);
+  EXPECT_EQ(id_of(select_jagged_reduce(store, sum_problem(256), 20, 90)), "block_row.t256.v8");
+}
+
+TEST(DispatchSelect, ANewerDeviceUsesTheNearestOlderTunedArchitecture) {
+  const HeuristicStore store = sm90_store();
+  EXPECT_EQ(select_jagged_reduce(store, sum_problem(32), 20, 120).arch_used, 90);
+  EXPECT_EQ(select_jagged_reduce(store, sum_problem(32), 20, 130).arch_used, 90);
+}
+
+TEST(DispatchSelect, TakesTheNextLegalConfigWhenTheLeafsFirstCannotRun) {
+  const HeuristicStore store = sm90_store();
+  // values 4 bytes off an 8-byte boundary: vec=4 bf16 loads are illegal.
+  const Selection s = select_jagged_reduce(store, sum_problem(32, 4100), 20, 90);
+  EXPECT_EQ(id_of(s), "group_row.t64.v1");
+  EXPECT_EQ(s.source, heuristics::ChoiceSource::leaf);
+  // M=100 is not a multiple of 8: block_row.t256.v8 is illegal on the right side too.
+  EXPECT_EQ(id_of(select_jagged_reduce(store, sum_problem(100), 20, 90)), "block_row.t256.v1");
+}
+
+TEST(DispatchSelect, AnOlderDeviceRunsTheSafeDefault) {
+  const HeuristicStore store = sm90_store();
+  const Selection s = select_jagged_reduce(store, sum_problem(32), 20, 80);
+  EXPECT_EQ(id_of(s), "block_row.t256.v1");
+  EXPECT_EQ(s.source, heuristics::ChoiceSource::default_config);
+  EXPECT_EQ(s.arch_used, 0);
+}
+
+TEST(DispatchSelect, UntunedKernelsRunTheirDefaultConfigs) {
+  const HeuristicStore empty;
+  jagged_dense_add::Problem d;
+  d.B = 10;
+  d.N = 33;
+  d.nnz = 100;
+  d.x = reinterpret_cast<const void*>(std::uintptr_t{1} << 12);
+  d.y = reinterpret_cast<const void*>(std::uintptr_t{1} << 20);
+  d.offsets = reinterpret_cast<const void*>(std::uintptr_t{1} << 21);
+  d.out = reinterpret_cast<void*>(std::uintptr_t{1} << 22);
+  const Selection ds = select_jagged_dense_add(empty, d, 90);
+  EXPECT_EQ(jagged_dense_add::config_id(jagged_dense_add::config_space()[ds.config]),
+            "flat.t256.v1");
+  causal_trailing_mean::Problem c;
+  c.B = 2;
+  c.D = 3;
+  c.T = 1000;
+  c.cf = 7;
+  c.x = reinterpret_cast<const void*>(std::uintptr_t{4096});
+  c.out = reinterpret_cast<void*>(std::uintptr_t{1 << 20});
+  const Selection cs = select_causal_trailing_mean(empty, c, 90);
+  EXPECT_EQ(causal_trailing_mean::config_id(causal_trailing_mean::config_space()[cs.config]),
+            "block.t256.i4.row");
+}
+
+TEST(DispatchSelect, ValidatesBeforeChoosing) {
+  const HeuristicStore store = sm90_store();
+  jagged_reduce::Problem p = sum_problem(32);
+  p.offsets = nullptr;
+  EXPECT_THROW(select_jagged_reduce(store, p, 20, 90), InvalidArgument);
+  EXPECT_THROW(select_jagged_reduce(store, sum_problem(32), 5000, 90),
+               InvalidArgument);  // max_len > nnz
+}
+
+TEST(DispatchSelect, UnknownMaxLenMeansEqualRows) {
+  EXPECT_EQ(feature_max_len("op", -1, 4, 10), 3);
+  EXPECT_EQ(feature_max_len("op", -1, 0, 0), 0);
+  EXPECT_EQ(feature_max_len("op", 7, 4, 10), 7);
+  EXPECT_THROW(feature_max_len("op", -2, 4, 10), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace aotune::dispatch

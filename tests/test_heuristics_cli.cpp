@@ -1,0 +1,137 @@
+// `aot-runner fit`, `emit` and `explain`, run as a user would run them.
+#include <fmt/core.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "kernels/common/cuda_raii.h"
+#include "tests/heuristics_test_support.h"
+#include "tuner/atomic_file.h"
+
+namespace aotune {
+namespace {
+
+// stdout of `aot-runner <args>` and its exit code.
+std::string aot_runner(const std::string& args, int* exit_code, const std::string& env = "") {
+  std::string out;
+  FILE* pipe = popen((env + " " + AOT_RUNNER_PATH + " " + args).c_str(), "r");
+  if (pipe == nullptr) return out;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), pipe) != nullptr) out += buf.data();
+  const int status = pclose(pipe);
+  *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+TEST(CliFit, PrintsTheHeldOutReportAsJson) {
+  test::TempDir dir;
+  const std::string db = dir / "jagged_sum.json";
+  tuner::save_database(
+      db, test::cost_model_database("jagged_sum", test::small_grid("jagged_sum"), "sm90", true));
+  int code = -1;
+  const std::string out =
+      aot_runner(fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --json", db), &code);
+  ASSERT_EQ(code, 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["kernel"], "jagged_sum");
+  EXPECT_EQ(j["arch"], "sm90");
+  EXPECT_LE(j["num_configs"].get<int>(), 8);
+  EXPECT_GE(j["tree_depth"].get<int>(), 0);
+  for (const char* key : {"geomean_slowdown", "p95_slowdown", "max_slowdown"}) {
+    EXPECT_GE(j["heldout"][key].get<double>(), 1.0) << key;
+  }
+  EXPECT_LE(j["heldout"]["geomean_slowdown"].get<double>(),
+            j["best_single_config"]["geomean_slowdown"].get<double>());
+  EXPECT_GE(j["default_config"]["geomean_slowdown"].get<double>(), 1.0);
+}
+
+TEST(CliFit, AMissingDatabaseIsAUsageErrorThatSaysWhatToRun) {
+  int code = -1;
+  const std::string out =
+      aot_runner("fit --kernel jagged_sum --arch sm90 --db /nonexistent/x.json 2>&1", &code);
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(out.find("aot-runner tune"), std::string::npos) << out;
+}
+
+TEST(CliEmit, WritesHeadersAndJsonThenLeavesThemAlone) {
+  test::TempDir dir;
+  test::write_manifest(dir / "configs", {"sm90"});
+  const std::string args = fmt::format("emit --configs {} --out {} --json {} --report-json",
+                                       dir / "configs", dir / "gen", dir / "json");
+  int code = -1;
+  auto first = nlohmann::json::parse(aot_runner(args, &code));
+  ASSERT_EQ(code, 0);
+  ASSERT_EQ(first.size(), 3u);
+  for (const auto& f : first) EXPECT_TRUE(f["changed"].get<bool>()) << f;
+  auto second = nlohmann::json::parse(aot_runner(args, &code));
+  for (const auto& f : second) EXPECT_FALSE(f["changed"].get<bool>()) << f;
+  EXPECT_TRUE(tuner::read_file_if_exists(dir / "json/heuristic_sm90.json"));
+}
+
+TEST(CliEmit, RefusesSimulatedTuningForTheCommittedHeaders) {
+  int code = -1;
+  const std::string out = aot_runner(
+      fmt::format(
+          "emit --allow-simulated --configs /nonexistent --out {}/heuristics/generated 2>&1",
+          AOTUNE_SOURCE_DIR),
+      &code);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("--out DIR"), std::string::npos) << out;
+}
+
+TEST(CliExplain, ShowsTheFallbackChainTreePathAndConfigForAnArchitecture) {
+  test::TempDir dir;
+  test::write_manifest(dir / "configs", {"sm90"});
+  tuner::save_database(
+      dir / "configs/sm90/jagged_sum.json",
+      test::cost_model_database("jagged_sum", test::small_grid("jagged_sum"), "sm90", true));
+  int code = -1;
+  aot_runner(fmt::format("-q emit --configs {} --out {} --json {}", dir / "configs", dir / "gen",
+                         dir / "json"),
+             &code);
+  ASSERT_EQ(code, 0);
+  const std::string env = "AOTUNE_HEURISTIC_DIR=" + (dir / "json");
+  const std::string out = aot_runner(
+      "explain --kernel jagged_sum --shape 'B=1024,M=256,len=64,dtype=bf16' --arch sm120 --json",
+      &code, env);
+  ASSERT_EQ(code, 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["arch_requested"], "sm120");
+  EXPECT_EQ(j["arch_used"], "sm90");
+  EXPECT_EQ(j["fallback_chain"], nlohmann::json({"sm120", "sm100", "sm90"}));
+  EXPECT_TRUE(j["tree_path"].is_array());
+  EXPECT_TRUE(j["tree_path"].back()["leaf"].get<bool>());
+  EXPECT_FALSE(j["config"]["id"].get<std::string>().empty());
+  EXPECT_EQ(j["config"]["source"], "leaf");
+  // An older device falls back to the default config.
+  const auto old = nlohmann::json::parse(aot_runner(
+      "explain --kernel jagged_sum --shape 'B=1024,M=256,len=64' --arch sm80 --json 2>/dev/null",
+      &code, env));
+  EXPECT_TRUE(old["arch_used"].is_null());
+  EXPECT_EQ(old["config"]["id"], "block_row.t256.v1");
+  EXPECT_EQ(old["config"]["source"], "default_config");
+}
+
+TEST(CliExplain, WithoutAGpuRequiresArch) {
+  if (cuda_device_available()) GTEST_SKIP() << "a GPU is present: explain takes its architecture";
+  int code = -1;
+  const std::string out =
+      aot_runner("explain --kernel jagged_sum --shape 'B=4,M=8,len=2' 2>&1", &code);
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(out.find("--arch"), std::string::npos) << out;
+}
+
+TEST(CliExplain, RejectsAMalformedShape) {
+  int code = -1;
+  const std::string out =
+      aot_runner("explain --kernel jagged_sum --shape 'B=4,M' --arch sm90 2>&1", &code);
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(out.find("key=value"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace aotune

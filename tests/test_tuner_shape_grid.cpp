@@ -1,0 +1,191 @@
+// Shape grids expand deterministically; the default grids cover what issue 3 asks for.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+#include "kernels/common/errors.h"
+#include "kernels/common/registry.h"
+#include "tuner/shape_grid.h"
+
+namespace aotune::tuner {
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+std::string default_grid(const std::string& kernel) {
+  return std::string(AOTUNE_SOURCE_DIR) + "/configs/grids/" + kernel + ".json";
+}
+
+double feature(const GridShape& s, const std::string& name) {
+  for (const auto& [n, v] : s.info.features) {
+    if (n == name) return v;
+  }
+  ADD_FAILURE() << "no feature " << name;
+  return 0;
+}
+
+TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatencyBoundToAGigabyte) {
+  for (const char* name : {"jagged_sum", "jagged_mean", "jagged_dense_add", "causal_trailing_mean"}) {
+    const TunableKernel* kernel = nullptr;
+    try {
+      kernel = &find_kernel(name);
+    } catch (const InvalidArgument&) {
+      continue;  // not registered in this build
+    }
+    const ShapeGrid a = load_shape_grid(default_grid(name), *kernel);
+    const ShapeGrid b = load_shape_grid(default_grid(name), *kernel);
+    ASSERT_EQ(a.shapes.size(), b.shapes.size());
+    EXPECT_EQ(a.digest, b.digest);
+    EXPECT_GE(a.shapes.size(), 150u) << name;
+    EXPECT_LE(a.shapes.size(), 220u) << name << ": keep the whole sweep within ~10 minutes on one H200";
+    std::set<std::string> keys;
+    std::size_t large = 0, small = 0;
+    double biggest = 0;
+    for (std::size_t i = 0; i < a.shapes.size(); ++i) {
+      EXPECT_EQ(a.shapes[i].key, b.shapes[i].key);
+      EXPECT_EQ(a.shapes[i].spec, b.shapes[i].spec);
+      EXPECT_EQ(a.shapes[i].index, static_cast<int64_t>(i));
+      EXPECT_TRUE(keys.insert(a.shapes[i].key).second) << "duplicate " << a.shapes[i].key;
+      EXPECT_EQ(a.shapes[i].info.legality.size(), kernel->num_configs());
+      const double bytes = a.shapes[i].info.bytes_moved;
+      large += bytes >= 256e6 ? 1 : 0;
+      small += bytes < 1e6 ? 1 : 0;
+      biggest = std::max(biggest, bytes);
+    }
+    EXPECT_GE(large, 10u) << name;
+    EXPECT_LE(large, 16u) << name;
+    EXPECT_GE(small, 30u) << name << ": latency-bound shapes";
+    EXPECT_GE(biggest, 0.95e9) << name;
+  }
+}
+
+TEST(ShapeGrid, JaggedGridsCoverTheRangesOfIssue3) {
+  for (const char* name : {"jagged_sum", "jagged_mean", "jagged_dense_add"}) {
+    const TunableKernel* kernel = nullptr;
+    try {
+      kernel = &find_kernel(name);
+    } catch (const InvalidArgument&) {
+      continue;
+    }
+    const ShapeGrid g = load_shape_grid(default_grid(name), *kernel);
+    std::set<std::string> dists, dtypes;
+    double min_b = 1e300, max_b = 0, max_width = 0, min_width = 1e300;
+    const char* width = std::string(name) == "jagged_dense_add" ? "N" : "M";
+    for (const GridShape& s : g.shapes) {
+      dists.insert(s.spec["dist"].get<std::string>());
+      dtypes.insert(s.spec["dtype"].get<std::string>());
+      min_b = std::min(min_b, feature(s, "B"));
+      max_b = std::max(max_b, feature(s, "B"));
+      min_width = std::min(min_width, feature(s, width));
+      max_width = std::max(max_width, feature(s, width));
+    }
+    EXPECT_EQ(dists, (std::set<std::string>{"uniform", "tritonbench", "powerlaw", "one_huge", "many_empty"})) << name;
+    EXPECT_EQ(dtypes, (std::set<std::string>{"f32", "bf16"})) << name;
+    EXPECT_EQ(min_b, 1) << name;
+    EXPECT_EQ(max_b, 65536) << name;
+    if (std::string(name) == "jagged_dense_add") {
+      EXPECT_EQ(min_width, 64);
+      EXPECT_EQ(max_width, 16384);
+    } else {
+      EXPECT_EQ(min_width, 1);
+      EXPECT_EQ(max_width, 1024);
+    }
+  }
+}
+
+TEST(ShapeGrid, TrailingMeanGridCoversFewRowsLongRowsAndWindows) {
+  const TunableKernel* kernel = nullptr;
+  try {
+    kernel = &find_kernel("causal_trailing_mean");
+  } catch (const InvalidArgument&) {
+    GTEST_SKIP() << "causal_trailing_mean is not registered";
+  }
+  const ShapeGrid g = load_shape_grid(default_grid("causal_trailing_mean"), *kernel);
+  std::set<double> windows;
+  std::size_t few_rows = 0;
+  double min_t = 1e300, max_t = 0;
+  for (const GridShape& s : g.shapes) {
+    windows.insert(feature(s, "cf"));
+    few_rows += feature(s, "rows") < 132 ? 1 : 0;
+    min_t = std::min(min_t, feature(s, "T"));
+    max_t = std::max(max_t, feature(s, "T"));
+  }
+  EXPECT_EQ(*windows.begin(), 2);
+  EXPECT_EQ(*windows.rbegin(), 256);
+  EXPECT_GE(few_rows, 20u);
+  EXPECT_EQ(min_t, 100);
+  EXPECT_GE(max_t, 65536);
+}
+
+ordered_json generator(const ordered_json& fields) {
+  return {{"kernel", "jagged_sum"}, {"generators", ordered_json::array({fields})}};
+}
+
+TEST(ShapeGrid, ARandomGeneratorExpandsToItsCartesianProductFirstFieldOutermost) {
+  const TunableKernel& kernel = find_kernel("jagged_sum");
+  std::mt19937 rng(std::random_device{}());
+  for (int round = 0; round < 20; ++round) {
+    std::vector<int64_t> bs, ms, lens;
+    for (int64_t v = 1 + rng() % 5; v < 5000 && bs.size() < 1 + rng() % 4; v += 1 + rng() % 700) bs.push_back(v);
+    for (int64_t v = 1 + rng() % 3; v < 300 && ms.size() < 1 + rng() % 3; v += 1 + rng() % 60) ms.push_back(v);
+    for (int64_t v = rng() % 3; v < 400 && lens.size() < 1 + rng() % 3; v += 1 + rng() % 90) lens.push_back(v);
+    const ShapeGrid g = expand_shape_grid(generator({{"B", bs}, {"M", ms}, {"len", lens}, {"seed", rng() % 100}}), kernel, "test");
+    ASSERT_EQ(g.shapes.size(), bs.size() * ms.size() * lens.size());
+    std::size_t i = 0;
+    for (int64_t b : bs)
+      for (int64_t m : ms)
+        for (int64_t l : lens) {
+          EXPECT_EQ(g.shapes[i].spec["B"], b);
+          EXPECT_EQ(g.shapes[i].spec["M"], m);
+          EXPECT_EQ(g.shapes[i].spec["len"], l);
+          ++i;
+        }
+  }
+}
+
+TEST(ShapeGrid, BytesBoundsFilterAndEqualShapesAreKeptOnce) {
+  const TunableKernel& kernel = find_kernel("jagged_sum");
+  ordered_json doc = generator({{"B", {1, 100, 10000}}, {"M", {64}}, {"len", {100}}, {"seed", 1}, {"max_bytes", 3e6}});
+  // The same shapes again, one with a default spelled out: still the same problems.
+  doc["generators"].push_back({{"B", {1, 100}}, {"M", 64}, {"len", 100}, {"index", "i64"}, {"seed", 2}});
+  doc["generators"].push_back({{"B", {10000}}, {"M", 64}, {"len", 100}, {"seed", 3}, {"min_bytes", 1e9}});
+  const ShapeGrid g = expand_shape_grid(doc, kernel, "test");
+  ASSERT_EQ(g.shapes.size(), 2u);  // B=10000 is 256 MB: above the first max, below the last min
+  EXPECT_EQ(g.shapes[0].spec["B"], 1);
+  EXPECT_EQ(g.shapes[1].spec["B"], 100);
+  for (const auto& s : g.shapes) EXPECT_LE(s.info.bytes_moved, 3e6);
+}
+
+TEST(ShapeGrid, AShapesSeedDependsOnItsSpecNotOnItsPosition) {
+  const TunableKernel& kernel = find_kernel("jagged_sum");
+  const ShapeGrid alone = expand_shape_grid(generator({{"B", 64}, {"M", 8}, {"len", 16}, {"seed", 9}}), kernel, "a");
+  ordered_json doc = generator({{"B", {3, 5, 7}}, {"M", 8}, {"len", 16}, {"seed", 9}});
+  doc["generators"].push_back({{"B", 64}, {"M", 8}, {"len", 16}, {"seed", 9}});
+  const ShapeGrid later = expand_shape_grid(doc, kernel, "b");
+  ASSERT_EQ(later.shapes.size(), 4u);
+  EXPECT_EQ(later.shapes[3].key, alone.shapes[0].key);
+  EXPECT_NE(later.shapes[0].spec["seed"], later.shapes[1].spec["seed"]);
+  EXPECT_NE(later.digest, alone.digest);
+}
+
+TEST(ShapeGrid, MistakesNameTheFileTheGeneratorAndTheField) {
+  const TunableKernel& kernel = find_kernel("jagged_sum");
+  auto message = [&](const ordered_json& doc) {
+    try {
+      expand_shape_grid(doc, kernel, "grid.json");
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({{"kernel", "jagged_mean"}, {"generators", ordered_json::array()}}).find("jagged_mean"), std::string::npos);
+  const std::string bad_field = message(generator({{"B", 4}, {"M", "wide"}, {"len", 3}}));
+  EXPECT_NE(bad_field.find("grid.json: generator 0"), std::string::npos) << bad_field;
+  EXPECT_NE(bad_field.find("'M'"), std::string::npos) << bad_field;
+  EXPECT_NE(message(generator({{"B", ordered_json::array()}, {"M", 4}, {"len", 3}})).find("empty list"), std::string::npos);
+  EXPECT_THROW(load_shape_grid("/nonexistent/grid.json", kernel), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace aotune::tuner
