@@ -36,8 +36,9 @@ void banner_for(const KernelEntry& k, const std::string& arch, std::string& out)
       "{:.4f}\n",
       s.folds, s.heldout.geomean, s.heldout.p95, s.heldout.max);
   if (s.heldout.unmeasured > 0) {
-    out += fmt::format("//   ({} held-out picks were configs the sweep did not time there: slowdown imputed)\n",
-                       s.heldout.unmeasured);
+    out += fmt::format(
+        "//   ({} held-out picks were configs the sweep did not time there: slowdown imputed)\n",
+        s.heldout.unmeasured);
   }
   out += fmt::format("//   best single config {}: geomean {:.4f}\n", s.best_single_id,
                      s.best_single_geomean);

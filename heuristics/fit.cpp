@@ -10,7 +10,8 @@ namespace aotune::heuristics {
 namespace {
 
 // Slowdowns of running `configs[row]` on every shape (none: no config could run).
-SlowdownSummary summarize_picks(const TrainingSet& ts, const std::vector<std::optional<uint32_t>>& configs,
+SlowdownSummary summarize_picks(const TrainingSet& ts,
+                                const std::vector<std::optional<uint32_t>>& configs,
                                 std::vector<double>* slowdowns = nullptr) {
   std::vector<double> s;
   std::size_t unmeasured = 0;

@@ -9,10 +9,10 @@ namespace aotune::heuristics {
 
 struct SlowdownSummary {
   std::size_t shapes = 0;
-  std::size_t misses = 0;      // shapes routed to a config that failed or cannot run: infinitely slow
+  std::size_t misses = 0;  // shapes routed to a config that failed or cannot run: infinitely slow
   std::size_t unmeasured = 0;  // shapes routed to a config not timed there: slowdown imputed
-  double geomean = 1;      // +inf when misses > 0
-  double p95 = 1;          // nearest rank
+  double geomean = 1;          // +inf when misses > 0
+  double p95 = 1;              // nearest rank
   double max = 1;
 };
 

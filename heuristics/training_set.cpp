@@ -27,8 +27,8 @@ bool add_shape(TrainingSet& ts, const std::string& key, const std::vector<double
   if (features.size() != ts.num_features() || times_us.size() != ts.num_configs() ||
       kinds.size() != ts.num_configs()) {
     throw InvalidArgument("shape '" + key + "' has " + std::to_string(features.size()) +
-                          " features and " + std::to_string(times_us.size()) + " timings, expected " +
-                          std::to_string(ts.num_features()) + " and " +
+                          " features and " + std::to_string(times_us.size()) +
+                          " timings, expected " + std::to_string(ts.num_features()) + " and " +
                           std::to_string(ts.num_configs()));
   }
   double best = kInfiniteSlowdown, worst = 0;
@@ -59,7 +59,7 @@ bool add_shape(TrainingSet& ts, const std::string& key, const std::vector<double
                const std::vector<double>& times_us, const std::vector<bool>& legal) {
   std::vector<CellKind> kinds;
   for (std::size_t c = 0; c < times_us.size(); ++c) {
-    kinds.push_back(times_us[c] >= 0                         ? CellKind::measured
+    kinds.push_back(times_us[c] >= 0               ? CellKind::measured
                     : c < legal.size() && legal[c] ? CellKind::broken
                                                    : CellKind::illegal);
   }
@@ -70,11 +70,15 @@ namespace {
 
 CellKind kind_of(const tuner::Cell& cell) {
   switch (cell.status) {
-    case tuner::CellStatus::ok: return CellKind::measured;
-    case tuner::CellStatus::skipped: return CellKind::unmeasured;
-    case tuner::CellStatus::illegal: return CellKind::illegal;
+    case tuner::CellStatus::ok:
+      return CellKind::measured;
+    case tuner::CellStatus::skipped:
+      return CellKind::unmeasured;
+    case tuner::CellStatus::illegal:
+      return CellKind::illegal;
     case tuner::CellStatus::failed:
-    case tuner::CellStatus::crashed: return CellKind::broken;
+    case tuner::CellStatus::crashed:
+      return CellKind::broken;
   }
   return CellKind::broken;
 }

@@ -36,23 +36,33 @@ struct TrainingSet {
   std::vector<std::string> feature_names;
   std::vector<std::string> config_ids;  // the kernel's whole config space, in its order
   std::vector<std::string> shape_keys;
-  std::vector<double> features;    // shapes x features, row-major
-  std::vector<CellKind> kind;      // shapes x configs
-  std::vector<double> slowdown;    // shapes x configs: measured or imputed; infinite if never picked
-  std::vector<int64_t> log_cost;   // shapes x configs: round(1e6 * ln slowdown), -1 if never picked
-  uint32_t default_config = 0;     // the kernel's safe default, index in config_ids
+  std::vector<double> features;   // shapes x features, row-major
+  std::vector<CellKind> kind;     // shapes x configs
+  std::vector<double> slowdown;   // shapes x configs: measured or imputed; infinite if never picked
+  std::vector<int64_t> log_cost;  // shapes x configs: round(1e6 * ln slowdown), -1 if never picked
+  uint32_t default_config = 0;    // the kernel's safe default, index in config_ids
   std::size_t dropped_shapes = 0;  // database shapes left out: no config passed
 
   std::size_t num_shapes() const { return shape_keys.size(); }
   std::size_t num_features() const { return feature_names.size(); }
   std::size_t num_configs() const { return config_ids.size(); }
-  std::size_t cell(std::size_t shape, std::size_t config) const { return shape * num_configs() + config; }
+  std::size_t cell(std::size_t shape, std::size_t config) const {
+    return shape * num_configs() + config;
+  }
   const double* features_of(std::size_t shape) const { return &features[shape * num_features()]; }
-  double slowdown_at(std::size_t shape, std::size_t config) const { return slowdown[cell(shape, config)]; }
-  int64_t cost_at(std::size_t shape, std::size_t config) const { return log_cost[cell(shape, config)]; }
-  CellKind kind_at(std::size_t shape, std::size_t config) const { return kind[cell(shape, config)]; }
+  double slowdown_at(std::size_t shape, std::size_t config) const {
+    return slowdown[cell(shape, config)];
+  }
+  int64_t cost_at(std::size_t shape, std::size_t config) const {
+    return log_cost[cell(shape, config)];
+  }
+  CellKind kind_at(std::size_t shape, std::size_t config) const {
+    return kind[cell(shape, config)];
+  }
   // May be picked for this shape: measured or unmeasured (not broken, not illegal).
-  bool ok(std::size_t shape, std::size_t config) const { return log_cost[cell(shape, config)] >= 0; }
+  bool ok(std::size_t shape, std::size_t config) const {
+    return log_cost[cell(shape, config)] >= 0;
+  }
   bool is_legal(std::size_t shape, std::size_t config) const {
     return kind[cell(shape, config)] != CellKind::illegal;
   }

@@ -6,6 +6,7 @@
 
 #include "dispatch/src/kernel_heuristic_check.h"
 #include "dispatch/src/kernel_selection.h"
+#include "heuristics/kernel_defaults.h"
 #include "heuristics/kernel_features.h"
 #include "kernels/common/errors.h"
 #include "kernels/common/registry.h"
@@ -76,7 +77,7 @@ TEST(DispatchSelect, TakesTheNextLegalConfigWhenTheLeafsFirstCannotRun) {
 TEST(DispatchSelect, AnOlderDeviceRunsTheSafeDefault) {
   const HeuristicStore store = sm90_store();
   const Selection s = select_jagged_reduce(store, sum_problem(32), 20, 80);
-  EXPECT_EQ(id_of(s), "block_row.t256.v1");
+  EXPECT_EQ(id_of(s), heuristics::default_config_id("jagged_sum"));
   EXPECT_EQ(s.source, heuristics::ChoiceSource::default_config);
   EXPECT_EQ(s.arch_used, 0);
 }
@@ -93,7 +94,7 @@ TEST(DispatchSelect, UntunedKernelsRunTheirDefaultConfigs) {
   d.out = reinterpret_cast<void*>(std::uintptr_t{1} << 22);
   const Selection ds = select_jagged_dense_add(empty, d, 90);
   EXPECT_EQ(jagged_dense_add::config_id(jagged_dense_add::config_space()[ds.config]),
-            "flat.t256.v1");
+            heuristics::default_config_id("jagged_dense_add"));
   causal_trailing_mean::Problem c;
   c.B = 2;
   c.D = 3;
@@ -103,7 +104,19 @@ TEST(DispatchSelect, UntunedKernelsRunTheirDefaultConfigs) {
   c.out = reinterpret_cast<void*>(std::uintptr_t{1 << 20});
   const Selection cs = select_causal_trailing_mean(empty, c, 90);
   EXPECT_EQ(causal_trailing_mean::config_id(causal_trailing_mean::config_space()[cs.config]),
-            "block.t256.i4.row");
+            heuristics::default_config_id("causal_trailing_mean"));
+}
+
+TEST(DefaultConfigs, AreLegalForEveryTestShapeOfTheirKernel) {
+  for (const TunableKernel* k : all_kernels()) {
+    const uint32_t d = default_config_index(*k);
+    ASSERT_EQ(k->config_id(d), heuristics::default_config_id(k->name())) << k->name();
+    for (const auto& shape : k->test_shapes()) {
+      const ProblemInfo info = k->describe(shape);
+      EXPECT_TRUE(info.legality[d].ok)
+          << k->name() << " " << shape.dump() << ": " << info.legality[d].reason;
+    }
+  }
 }
 
 TEST(DispatchSelect, ValidatesBeforeChoosing) {

@@ -112,7 +112,7 @@ TEST(CliExplain, ShowsTheFallbackChainTreePathAndConfigForAnArchitecture) {
       "explain --kernel jagged_sum --shape 'B=1024,M=256,len=64' --arch sm80 --json 2>/dev/null",
       &code, env));
   EXPECT_TRUE(old["arch_used"].is_null());
-  EXPECT_EQ(old["config"]["id"], "block_row.t256.v1");
+  EXPECT_EQ(old["config"]["id"], "block_row.t512.v1");
   EXPECT_EQ(old["config"]["source"], "default_config");
 }
 

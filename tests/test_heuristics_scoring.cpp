@@ -123,8 +123,10 @@ TEST(TrainingSet, MarksCellsThatDidNotPassAndDropsShapesWithoutAnyPass) {
 TEST(TrainingSet, ImputesUnmeasuredCellsAsTheWorstMeasuredSlowdownAtLeastTwofold) {
   TrainingSet ts = empty_training_set({"x"}, 4);
   using K = CellKind;
-  add_shape(ts, "mild", {1}, {1.0, 1.5, 0, 0}, {K::measured, K::measured, K::unmeasured, K::broken});
-  add_shape(ts, "wild", {2}, {1.0, 10.0, 0, 0}, {K::measured, K::measured, K::unmeasured, K::illegal});
+  add_shape(ts, "mild", {1}, {1.0, 1.5, 0, 0},
+            {K::measured, K::measured, K::unmeasured, K::broken});
+  add_shape(ts, "wild", {2}, {1.0, 10.0, 0, 0},
+            {K::measured, K::measured, K::unmeasured, K::illegal});
   EXPECT_DOUBLE_EQ(ts.slowdown_at(0, 2), 2.0);   // worst measured is 1.5x: the 2x floor applies
   EXPECT_DOUBLE_EQ(ts.slowdown_at(1, 2), 10.0);  // as slow as the worst measured config
   EXPECT_TRUE(ts.ok(0, 2));                      // may be picked: it is legal and did not fail
@@ -171,7 +173,7 @@ TEST(FitOnCostModel, BeatsTheBestSingleConfigOnHeldOutShapes) {
       test::cost_model_database("jagged_sum", test::small_grid("jagged_sum"), "sm90", true);
   const TrainingSet ts = training_set_from_database(db);
   ASSERT_GT(ts.num_shapes(), 20u);
-  EXPECT_EQ(ts.config_ids[ts.default_config], "block_row.t256.v1");
+  EXPECT_EQ(ts.config_ids[ts.default_config], "block_row.t512.v1");
   const FitResult fit = fit_heuristic(ts, {});
   EXPECT_LE(fit.model.configs.size(), 8u);
   EXPECT_EQ(fit.heldout.misses, 0u);

@@ -17,7 +17,8 @@ std::set<std::string> missing_keys(const std::string& json_out) {
 }
 
 std::vector<std::string> grid_keys(const TempDir& dir) {
-  const CliResult r = run_cli({"tune", "--list-shapes", "--json", "-k", "jagged_sum", "--grid-dir", (dir / "grids").string()},
+  const CliResult r = run_cli({"tune", "--list-shapes", "--json", "-k", "jagged_sum", "--grid-dir",
+                               (dir / "grids").string()},
                               dir.path());
   std::vector<std::string> keys;
   for (const auto& s : nlohmann::json::parse(r.out)) keys.push_back(s["key"].get<std::string>());
@@ -31,7 +32,8 @@ TEST(TunerCacheHit, PassesOnACompleteDatabaseAndNamesEveryMissingShapeOtherwise)
   const fs::path db = dir / "out/sm90/jagged_sum.json";
   const std::string before = read_text(db);
 
-  const CliResult hit = run_cli(sim_tune_args(dir.path(), "out", {"--assert-cache-hit", "--json"}), dir.path());
+  const CliResult hit =
+      run_cli(sim_tune_args(dir.path(), "out", {"--assert-cache-hit", "--json"}), dir.path());
   EXPECT_EQ(hit.exit_code, 0) << hit.err;
   EXPECT_TRUE(nlohmann::json::parse(hit.out)["cache_hit"].get<bool>());
 
@@ -39,19 +41,22 @@ TEST(TunerCacheHit, PassesOnACompleteDatabaseAndNamesEveryMissingShapeOtherwise)
   write_grid(dir / "grids", small_jagged_sum_grid(5));
   const auto all = grid_keys(dir);
   ASSERT_EQ(all.size(), 5u);
-  const CliResult miss = run_cli(sim_tune_args(dir.path(), "out", {"--assert-cache-hit", "--json"}), dir.path());
+  const CliResult miss =
+      run_cli(sim_tune_args(dir.path(), "out", {"--assert-cache-hit", "--json"}), dir.path());
   EXPECT_EQ(miss.exit_code, 1) << miss.err;
   EXPECT_EQ(missing_keys(miss.out), (std::set<std::string>{all[3], all[4]})) << miss.out;
   EXPECT_EQ(read_text(db), before);
 
   // The plain-text form names kernel, architecture and shape on each line.
-  const CliResult text = run_cli(sim_tune_args(dir.path(), "out", {"--assert-cache-hit"}), dir.path());
+  const CliResult text =
+      run_cli(sim_tune_args(dir.path(), "out", {"--assert-cache-hit"}), dir.path());
   EXPECT_EQ(text.exit_code, 1);
   EXPECT_NE(text.out.find("MISSING jagged_sum sm90 " + all[4]), std::string::npos) << text.out;
   EXPECT_NE(text.err.find("2 shape(s)"), std::string::npos) << text.err;
 
   // The environment variable does the same as the flag.
-  const CliResult env = run_cli(sim_tune_args(dir.path(), "out", {"--json"}), dir.path(), {{"AOTUNE_ASSERT_CACHE_HIT", "1"}});
+  const CliResult env = run_cli(sim_tune_args(dir.path(), "out", {"--json"}), dir.path(),
+                                {{"AOTUNE_ASSERT_CACHE_HIT", "1"}});
   EXPECT_EQ(env.exit_code, 1);
   EXPECT_EQ(missing_keys(env.out).size(), 2u);
   EXPECT_EQ(read_text(db), before);
@@ -63,22 +68,33 @@ TEST(TunerCacheHit, FailsForEveryShapeAfterAKernelSourceChange) {
   ASSERT_EQ(run_cli(sim_tune_args(dir.path(), "out"), dir.path()).exit_code, 0);
   const fs::path db = dir / "out/sm90/jagged_sum.json";
   auto j = nlohmann::ordered_json::parse(read_text(db));
-  j["source_hash"] = "00000000000000000000000000000000000000000000000000000000deadbeef";  // tuned on other code
+  j["source_hash"] =
+      "00000000000000000000000000000000000000000000000000000000deadbeef";  // tuned on other code
   write_text(db, j.dump(2));
-  const CliResult r = run_cli(sim_tune_args(dir.path(), "out", {"--assert-cache-hit", "--json"}), dir.path());
+  const CliResult r =
+      run_cli(sim_tune_args(dir.path(), "out", {"--assert-cache-hit", "--json"}), dir.path());
   EXPECT_EQ(r.exit_code, 1);
   const auto missing = nlohmann::json::parse(r.out)["missing"];
   ASSERT_EQ(missing.size(), 3u);
-  EXPECT_NE(missing[0]["reason"].get<std::string>().find("kernel source"), std::string::npos) << missing[0];
+  EXPECT_NE(missing[0]["reason"].get<std::string>().find("kernel source"), std::string::npos)
+      << missing[0];
 }
 
 TEST(TunerCacheHit, NeedsNoGpuWithArchAndRejectsSimulatedResultsAsTuning) {
   TempDir dir;
   write_grid(dir / "grids", small_jagged_sum_grid(2));
   // No database at all: every shape is missing, no GPU touched (--arch without --device sim).
-  const std::vector<std::string> gpu_check = {"tune", "-k", "jagged_sum", "--grid-dir", (dir / "grids").string(),
-                                              "--out-dir", (dir / "out").string(), "--arch", "sm90",
-                                              "--assert-cache-hit", "--json"};
+  const std::vector<std::string> gpu_check = {"tune",
+                                              "-k",
+                                              "jagged_sum",
+                                              "--grid-dir",
+                                              (dir / "grids").string(),
+                                              "--out-dir",
+                                              (dir / "out").string(),
+                                              "--arch",
+                                              "sm90",
+                                              "--assert-cache-hit",
+                                              "--json"};
   const CliResult none = run_cli(gpu_check, dir.path());
   EXPECT_EQ(none.exit_code, 1) << none.err;
   EXPECT_EQ(missing_keys(none.out).size(), 2u);
@@ -88,7 +104,8 @@ TEST(TunerCacheHit, NeedsNoGpuWithArchAndRejectsSimulatedResultsAsTuning) {
   EXPECT_EQ(sim.exit_code, 1);
   EXPECT_NE(sim.out.find("simulated"), std::string::npos) << sim.out;
   // ...and another architecture has no database.
-  const CliResult other = run_cli(sim_tune_args(dir.path(), "out", {"--arch", "sm80", "--assert-cache-hit"}), dir.path());
+  const CliResult other = run_cli(
+      sim_tune_args(dir.path(), "out", {"--arch", "sm80", "--assert-cache-hit"}), dir.path());
   EXPECT_EQ(other.exit_code, 1);
   EXPECT_NE(other.out.find("MISSING jagged_sum sm80"), std::string::npos) << other.out;
 }

@@ -20,8 +20,8 @@ TEST(TunerCli, WithoutAGpuTuneExitsWithTheNoGpuCodeAndPointsAtTheSimulatedDevice
   if (cuda_device_available()) GTEST_SKIP() << "a GPU is present: this would start a real sweep";
   TempDir dir;
   write_grid(dir / "grids", small_jagged_sum_grid(2));
-  const CliResult r = run_cli({"tune", "-k", "jagged_sum", "--grid-dir", (dir / "grids").string(), "--out-dir",
-                               (dir / "out").string()},
+  const CliResult r = run_cli({"tune", "-k", "jagged_sum", "--grid-dir", (dir / "grids").string(),
+                               "--out-dir", (dir / "out").string()},
                               dir.path());
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("--device sim"), std::string::npos) << r.err;
@@ -31,8 +31,8 @@ TEST(TunerCli, WithoutAGpuTuneExitsWithTheNoGpuCodeAndPointsAtTheSimulatedDevice
 TEST(TunerCli, ListShapesPrintsTheExpandedGridWithoutMeasuring) {
   TempDir dir;
   write_grid(dir / "grids", small_jagged_sum_grid(6));
-  const CliResult r = run_cli({"tune", "--list-shapes", "--json", "-k", "jagged_sum", "--shard", "1/2", "--grid-dir",
-                               (dir / "grids").string()},
+  const CliResult r = run_cli({"tune", "--list-shapes", "--json", "-k", "jagged_sum", "--shard",
+                               "1/2", "--grid-dir", (dir / "grids").string()},
                               dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto shapes = nlohmann::json::parse(r.out);
@@ -44,14 +44,15 @@ TEST(TunerCli, ContradictoryOrBadOptionsExitWithTheUsageCode) {
   TempDir dir;
   write_grid(dir / "grids", small_jagged_sum_grid(2));
   const std::vector<std::vector<std::string>> bad = {
-      {"--resume", "--force"}, {"--shard", "2/2"}, {"--devices", "0,0"}, {"--effort", "max"}, {"--arch", "volta"},
-      {"--kernel", "no_such_kernel"}};
+      {"--resume", "--force"}, {"--shard", "2/2"},  {"--devices", "0,0"},
+      {"--effort", "max"},     {"--arch", "volta"}, {"--kernel", "no_such_kernel"}};
   for (const auto& extra : bad) {
     const CliResult r = run_cli(sim_tune_args(dir.path(), "out", extra), dir.path());
     EXPECT_EQ(r.exit_code, 2) << extra[0] << ": " << r.err;
   }
-  const CliResult missing = run_cli({"tune", "--device", "sim", "-k", "jagged_sum", "--grid-dir", (dir / "nogrids").string()},
-                                    dir.path());
+  const CliResult missing = run_cli(
+      {"tune", "--device", "sim", "-k", "jagged_sum", "--grid-dir", (dir / "nogrids").string()},
+      dir.path());
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("--grid-dir"), std::string::npos) << missing.err;
 }
@@ -59,14 +60,16 @@ TEST(TunerCli, ContradictoryOrBadOptionsExitWithTheUsageCode) {
 TEST(TunerCli, TheJsonSummaryCountsCellsAndNamesTheOutput) {
   TempDir dir;
   write_grid(dir / "grids", small_jagged_sum_grid(3));
-  const CliResult r = run_cli(sim_tune_args(dir.path(), "out", {"--json", "--effort", "quick"}), dir.path());
+  const CliResult r =
+      run_cli(sim_tune_args(dir.path(), "out", {"--json", "--effort", "quick"}), dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_TRUE(j["device"]["simulated"].get<bool>());
   const auto& k = j["kernels"][0];
   EXPECT_EQ(k["output"], (dir / "out/sm90/jagged_sum.json").string());
   const auto& cells = k["cells"];
-  EXPECT_EQ(cells["ok"].get<int>() + cells["illegal"].get<int>() + cells["skipped"].get<int>(), 3 * 36);
+  EXPECT_EQ(cells["ok"].get<int>() + cells["illegal"].get<int>() + cells["skipped"].get<int>(),
+            3 * 36);
   EXPECT_GT(cells["skipped"].get<int>(), 0) << "quick effort should leave configs unmeasured";
   const auto db = nlohmann::json::parse(read_text(dir / "out/sm90/jagged_sum.json"));
   EXPECT_EQ(db["protocol"]["effort"], "quick");

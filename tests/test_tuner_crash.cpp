@@ -17,7 +17,8 @@ std::size_t config_index(const nlohmann::json& db, const std::string& id) {
   return 0;
 }
 
-void expect_column(const nlohmann::json& db, const std::string& id, const std::string& status, const std::string& reason_part) {
+void expect_column(const nlohmann::json& db, const std::string& id, const std::string& status,
+                   const std::string& reason_part) {
   const std::size_t c = config_index(db, id);
   for (const auto& s : db["shapes"]) {
     const auto& cell = s["cells"][c];
@@ -31,7 +32,8 @@ TEST(TunerCrash, AConfigThatKillsTheWorkerIsRecordedAsCrashedAndTheSweepGoesOn) 
   TempDir dir;
   write_grid(dir / "grids", small_jagged_sum_grid(3));
   const CliResult r = run_cli(sim_tune_args(dir.path(), "out", {"--json"}), dir.path(),
-                              {{"AOTUNE_SIM_CRASH", "block_row.t256.v2"}, {"AOTUNE_SIM_LOSE_CONTEXT", "group_row.t64.v1"},
+                              {{"AOTUNE_SIM_CRASH", "block_row.t256.v2"},
+                               {"AOTUNE_SIM_LOSE_CONTEXT", "group_row.t64.v1"},
                                {"AOTUNE_SIM_FAIL", "block_row.t128.v1"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto summary = nlohmann::json::parse(r.out);
@@ -41,7 +43,8 @@ TEST(TunerCrash, AConfigThatKillsTheWorkerIsRecordedAsCrashedAndTheSweepGoesOn) 
   const auto db = nlohmann::json::parse(read_text(path));
   ASSERT_EQ(db["shapes"].size(), 3u);
   expect_column(db, "block_row.t256.v2", "crashed", "the worker process died (signal 11");
-  expect_column(db, "group_row.t64.v1", "crashed", "crashed the CUDA context: simulated sticky error");
+  expect_column(db, "group_row.t64.v1", "crashed",
+                "crashed the CUDA context: simulated sticky error");
   expect_column(db, "block_row.t128.v1", "failed", "wrong result");
   for (const auto& s : db["shapes"]) EXPECT_FALSE(s["best"].is_null());
   // The crash list is gone once the database is complete; a resume has nothing to do.
@@ -53,14 +56,16 @@ TEST(TunerCrash, RestartsAreBoundedAndTheResultsSoFarAreKept) {
   TempDir dir;
   write_grid(dir / "grids", small_jagged_sum_grid(4));
   const std::map<std::string, std::string> env = {{"AOTUNE_SIM_CRASH", "block_row.t256.v2"}};
-  const CliResult r = run_cli(sim_tune_args(dir.path(), "out", {"--max-restarts", "2"}), dir.path(), env);
+  const CliResult r =
+      run_cli(sim_tune_args(dir.path(), "out", {"--max-restarts", "2"}), dir.path(), env);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("giving up"), std::string::npos) << r.err;
   const fs::path path = dir / "out/sm90/jagged_sum.json";
   EXPECT_EQ(nlohmann::json::parse(read_text(path))["shapes"].size(), 2u);
   EXPECT_TRUE(fs::exists(path.string() + ".crashes"));
   // A resume remembers the crashed cells and finishes.
-  const CliResult resumed = run_cli(sim_tune_args(dir.path(), "out", {"--resume", "--json"}), dir.path(), env);
+  const CliResult resumed =
+      run_cli(sim_tune_args(dir.path(), "out", {"--resume", "--json"}), dir.path(), env);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   const auto db = nlohmann::json::parse(read_text(path));
   ASSERT_EQ(db["shapes"].size(), 4u);

@@ -28,7 +28,8 @@ tuner::ResultsDatabase random_database(std::mt19937& rng) {
   db.grid_digest = "0123456789abcdef";
   std::uniform_real_distribution<double> us(0.5, 5000.0);
   for (int i = 9; i >= 0; i -= 1 + static_cast<int>(rng() % 2)) {
-    const nlohmann::json spec = {{"B", 1 + rng() % 1000}, {"M", 16}, {"len", 8}, {"seed", rng() % 100000}};
+    const nlohmann::json spec = {
+        {"B", 1 + rng() % 1000}, {"M", 16}, {"len", 8}, {"seed", rng() % 100000}};
     const ProblemInfo info = kernel.describe(spec);
     tuner::ShapeResult s;
     s.index = i;
@@ -41,7 +42,8 @@ tuner::ResultsDatabase random_database(std::mt19937& rng) {
       const auto status = static_cast<tuner::CellStatus>(rng() % 5);
       if (status == tuner::CellStatus::ok) {
         const double m = tuner::round_us(us(rng));
-        s.cells.push_back(tuner::Cell::measured({m, tuner::round_us(m * 0.99), tuner::round_us(m * 1.03), 5 + int(rng() % 96)}));
+        s.cells.push_back(tuner::Cell::measured(
+            {m, tuner::round_us(m * 0.99), tuner::round_us(m * 1.03), 5 + int(rng() % 96)}));
       } else {
         s.cells.push_back(tuner::Cell::with(status, "reason \"" + std::to_string(rng()) + "\"\n"));
       }
@@ -59,7 +61,8 @@ TEST(ResultsDatabase, SavingWhatWasLoadedGivesTheSameBytes) {
     const std::string text = tuner::serialize(db);
     const tuner::ResultsDatabase again = tuner::parse_database(text, "memory");
     EXPECT_EQ(tuner::serialize(again), text);
-    for (std::size_t i = 1; i < again.shapes.size(); ++i) EXPECT_LT(again.shapes[i - 1].index, again.shapes[i].index);
+    for (std::size_t i = 1; i < again.shapes.size(); ++i)
+      EXPECT_LT(again.shapes[i - 1].index, again.shapes[i].index);
   }
 }
 
@@ -82,8 +85,10 @@ TEST(ResultsDatabase, ATruncatedFileNamesItsPathAndWhatIsWrong) {
 
 TEST(ResultsDatabase, AFileThatIsNotADatabaseIsNamedAsSuch) {
   EXPECT_THROW(tuner::parse_database("{\"hello\": 1}", "x.json"), InvalidArgument);
-  EXPECT_THROW(tuner::parse_database("{\"format\": \"aotune-results/99\"}", "x.json"), InvalidArgument);
-  EXPECT_THROW(tuner::parse_database("{\"format\": \"aotune-results/1\", \"kernel\": 3}", "x.json"), InvalidArgument);
+  EXPECT_THROW(tuner::parse_database("{\"format\": \"aotune-results/99\"}", "x.json"),
+               InvalidArgument);
+  EXPECT_THROW(tuner::parse_database("{\"format\": \"aotune-results/1\", \"kernel\": 3}", "x.json"),
+               InvalidArgument);
 }
 
 TEST(ResultsDatabase, TuneRefusesATruncatedDatabaseAndLeavesItUntouched) {
@@ -95,7 +100,8 @@ TEST(ResultsDatabase, TuneRefusesATruncatedDatabaseAndLeavesItUntouched) {
   std::mt19937 rng(std::random_device{}());
   const std::string cut = full.substr(0, 1 + rng() % (full.size() - 2));
   write_text(db, cut);
-  for (const std::vector<std::string>& extra : {std::vector<std::string>{}, {"--resume"}, {"--assert-cache-hit"}}) {
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{}, {"--resume"}, {"--assert-cache-hit"}}) {
     const CliResult r = run_cli(sim_tune_args(dir.path(), "out", extra), dir.path());
     EXPECT_NE(r.exit_code, 0);
     if (extra.empty() || extra[0] != "--assert-cache-hit") {

@@ -31,8 +31,8 @@ TEST_P(TunerResume, KillAtARandomPointThenResumeGivesTheUninterruptedDatabase) {
     // ~27 legal configs x 12 shapes x 1 ms: a run takes ~0.35 s; kill it somewhere inside.
     const int kill_after_ms = std::uniform_int_distribution<int>(20, 300)(rng);
     {
-      Cli victim(sim_tune_args(dir.path(), out, {"--devices", GetParam().devices}), {{"AOTUNE_SIM_DELAY_MS", "1"}},
-                 dir.path());
+      Cli victim(sim_tune_args(dir.path(), out, {"--devices", GetParam().devices}),
+                 {{"AOTUNE_SIM_DELAY_MS", "1"}}, dir.path());
       std::this_thread::sleep_for(std::chrono::milliseconds(kill_after_ms));
       victim.kill_now();
       victim.wait();
@@ -41,8 +41,9 @@ TEST_P(TunerResume, KillAtARandomPointThenResumeGivesTheUninterruptedDatabase) {
     std::size_t kept = 0;
     if (fs::exists(db)) kept = nlohmann::json::parse(read_text(db))["shapes"].size();
 
-    const CliResult resumed = run_cli(sim_tune_args(dir.path(), out, {"--resume", "--json", "--devices", GetParam().devices}),
-                                      dir.path());
+    const CliResult resumed = run_cli(
+        sim_tune_args(dir.path(), out, {"--resume", "--json", "--devices", GetParam().devices}),
+        dir.path());
     ASSERT_EQ(resumed.exit_code, 0) << "killed after " << kill_after_ms << " ms\n" << resumed.err;
     EXPECT_EQ(read_text(db), expected) << "killed after " << kill_after_ms << " ms";
     const auto summary = nlohmann::json::parse(resumed.out);
@@ -56,13 +57,18 @@ TEST_P(TunerResume, KillAtARandomPointThenResumeGivesTheUninterruptedDatabase) {
     }
     EXPECT_FALSE(fs::exists(db.string() + ".journal"));
     for (const auto& entry : fs::directory_iterator(db.parent_path())) {
-      EXPECT_EQ(entry.path().filename().string().find(".worker-"), std::string::npos) << entry.path();
+      EXPECT_EQ(entry.path().filename().string().find(".worker-"), std::string::npos)
+          << entry.path();
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(OneAndTwoWorkers, TunerResume, ::testing::Values(ResumeCase{"0"}, ResumeCase{"0,1"}),
-                         [](const auto& info) { return info.param.devices == "0" ? std::string("OneGpu") : std::string("TwoGpus"); });
+INSTANTIATE_TEST_SUITE_P(OneAndTwoWorkers, TunerResume,
+                         ::testing::Values(ResumeCase{"0"}, ResumeCase{"0,1"}),
+                         [](const auto& info) {
+                           return info.param.devices == "0" ? std::string("OneGpu")
+                                                            : std::string("TwoGpus");
+                         });
 
 TEST(TunerResume, ACompleteCurrentDatabaseMeansNothingToDo) {
   TempDir dir;
@@ -86,7 +92,8 @@ TEST(TunerResume, AnIncompleteDatabaseNeedsResumeOrForce) {
   const CliResult plain = run_cli(sim_tune_args(dir.path(), "out"), dir.path());
   EXPECT_EQ(plain.exit_code, 2);
   EXPECT_NE(plain.err.find("--force"), std::string::npos) << plain.err;
-  const CliResult forced = run_cli(sim_tune_args(dir.path(), "out", {"--force", "--json"}), dir.path());
+  const CliResult forced =
+      run_cli(sim_tune_args(dir.path(), "out", {"--force", "--json"}), dir.path());
   ASSERT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_EQ(nlohmann::json::parse(forced.out)["kernels"][0]["measured"], 4);
 }
@@ -95,14 +102,16 @@ TEST(TunerResume, ABudgetStopsCleanlyAndResumeFinishesTheSameDatabase) {
   TempDir dir;
   write_grid(dir / "grids", small_jagged_sum_grid(8));
   ASSERT_EQ(run_cli(sim_tune_args(dir.path(), "ref"), dir.path()).exit_code, 0);
-  const CliResult cut = run_cli(sim_tune_args(dir.path(), "out", {"--budget-seconds", "0.1", "--effort", "full", "--json"}),
-                                dir.path(), {{"AOTUNE_SIM_DELAY_MS", "2"}});
+  const CliResult cut = run_cli(
+      sim_tune_args(dir.path(), "out", {"--budget-seconds", "0.1", "--effort", "full", "--json"}),
+      dir.path(), {{"AOTUNE_SIM_DELAY_MS", "2"}});
   ASSERT_EQ(cut.exit_code, 0) << cut.err;
   const auto summary = nlohmann::json::parse(cut.out);
   EXPECT_FALSE(summary["complete"].get<bool>());
   EXPECT_LT(summary["kernels"][0]["measured"].get<int>(), 8);
   // Shapes measured under a short budget may be quick searches; re-tune from there to compare.
-  const CliResult resumed = run_cli(sim_tune_args(dir.path(), "out", {"--resume", "--json"}), dir.path());
+  const CliResult resumed =
+      run_cli(sim_tune_args(dir.path(), "out", {"--resume", "--json"}), dir.path());
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_TRUE(nlohmann::json::parse(resumed.out)["complete"].get<bool>());
 }

@@ -23,14 +23,16 @@ struct Surface {
   MeasureFn measure() {
     return [this](std::size_t c) {
       measured.push_back(c);
-      return cost[c] < 0 ? Cell::with(CellStatus::failed, "wrong result") : Cell::measured(timing(cost[c]));
+      return cost[c] < 0 ? Cell::with(CellStatus::failed, "wrong result")
+                         : Cell::measured(timing(cost[c]));
     };
   }
   RetimeFn retime() {
     return [this](const std::vector<std::size_t>& cs) {
       retimed.push_back(cs);
       std::vector<Timing> out;
-      for (std::size_t c : cs) out.push_back(timing(retime_cost.count(c) ? retime_cost[c] : cost[c]));
+      for (std::size_t c : cs)
+        out.push_back(timing(retime_cost.count(c) ? retime_cost[c] : cost[c]));
       return out;
     };
   }
@@ -54,12 +56,15 @@ TEST(Search, ExhaustiveMeasuresEveryLegalConfigAndPicksTheFastest) {
       s.cost.push_back(rng() % 7 == 0 ? -1.0 : 1.0 + (rng() % 100000) / 10.0);
       if (rng() % 5 == 0) illegal.push_back(i);
     }
-    const SearchOutcome out = run_search(plan_with(SearchMode::exhaustive, n, illegal), s.measure(), s.retime());
+    const SearchOutcome out =
+        run_search(plan_with(SearchMode::exhaustive, n, illegal), s.measure(), s.retime());
     std::optional<std::size_t> expected;
     for (std::size_t i = 0; i < n; ++i) {
       const bool legal = std::find(illegal.begin(), illegal.end(), i) == illegal.end();
       EXPECT_EQ(std::count(s.measured.begin(), s.measured.end(), i), legal ? 1 : 0) << i;
-      EXPECT_EQ(out.cells[i].status, !legal ? CellStatus::illegal : s.cost[i] < 0 ? CellStatus::failed : CellStatus::ok);
+      EXPECT_EQ(out.cells[i].status, !legal          ? CellStatus::illegal
+                                     : s.cost[i] < 0 ? CellStatus::failed
+                                                     : CellStatus::ok);
       if (legal && s.cost[i] >= 0 && (!expected || s.cost[i] < s.cost[*expected])) expected = i;
     }
     EXPECT_EQ(out.best, expected);
@@ -70,7 +75,8 @@ TEST(Search, NearTiesAreRetimedInterleavedAndTheRetimingDecides) {
   Surface s;
   s.cost = {10.0, 5.05, 9.0, 5.0, 5.08, 7.0};
   s.retime_cost = {{1, 4.9}, {3, 5.2}, {4, 5.3}};
-  const SearchOutcome out = run_search(plan_with(SearchMode::exhaustive, 6), s.measure(), s.retime());
+  const SearchOutcome out =
+      run_search(plan_with(SearchMode::exhaustive, 6), s.measure(), s.retime());
   ASSERT_EQ(s.retimed.size(), 1u);
   EXPECT_EQ(s.retimed[0], (std::vector<std::size_t>{1, 3, 4}));  // within 2% of 5.0, in index order
   EXPECT_EQ(out.best, 1u);
@@ -80,14 +86,16 @@ TEST(Search, NearTiesAreRetimedInterleavedAndTheRetimingDecides) {
 TEST(Search, ExactTiesBreakTowardsTheLowerConfigIndex) {
   Surface s;
   s.cost = {3.0, 2.0, 2.0, 2.0};
-  const SearchOutcome out = run_search(plan_with(SearchMode::exhaustive, 4), s.measure(), s.retime());
+  const SearchOutcome out =
+      run_search(plan_with(SearchMode::exhaustive, 4), s.measure(), s.retime());
   EXPECT_EQ(out.best, 1u);
 }
 
 TEST(Search, EffortNoneTakesTheFirstLegalConfigThatPasses) {
   Surface s;
   s.cost = {1.0, -1.0, 3.0, 0.5};
-  const SearchOutcome out = run_search(plan_with(SearchMode::none, 4, {0}), s.measure(), s.retime());
+  const SearchOutcome out =
+      run_search(plan_with(SearchMode::none, 4, {0}), s.measure(), s.retime());
   EXPECT_EQ(s.measured, (std::vector<std::size_t>{1, 2}));
   EXPECT_EQ(out.best, 2u);
   EXPECT_EQ(out.cells[3].status, CellStatus::skipped);
@@ -102,8 +110,10 @@ class ProductKernel final : public TunableKernel {
   ProductKernel() {
     for (int a = 0; a < 4; ++a)
       for (int b = 0; b < 3; ++b)
-        for (int c = 0; c < 3; ++c) configs_.push_back({{"strategy", "grid"}, {"a", a}, {"b", b}, {"c", c}, {"d", 0}});
-    for (int d = 1; d < 5; ++d) configs_.push_back({{"strategy", "split"}, {"a", 0}, {"b", 0}, {"c", 0}, {"d", d}});
+        for (int c = 0; c < 3; ++c)
+          configs_.push_back({{"strategy", "grid"}, {"a", a}, {"b", b}, {"c", c}, {"d", 0}});
+    for (int d = 1; d < 5; ++d)
+      configs_.push_back({{"strategy", "split"}, {"a", 0}, {"b", 0}, {"c", 0}, {"d", d}});
   }
   std::string_view name() const override { return "product"; }
   std::string_view summary() const override { return ""; }
@@ -130,14 +140,16 @@ TEST(Search, QuickSearchFindsTheOptimumOfASeparableCostWithFewerMeasurements) {
     for (std::size_t c = 0; c < kernel.num_configs(); ++c) {
       const auto j = kernel.config_json(c);
       for (auto it = j.begin(); it != j.end(); ++it) {
-        if (!preferred.count(it.key()) || rng() % 3 == 0) preferred[it.key()] = {*it, 1.0 + (rng() % 1000) / 100.0};
+        if (!preferred.count(it.key()) || rng() % 3 == 0)
+          preferred[it.key()] = {*it, 1.0 + (rng() % 1000) / 100.0};
       }
     }
     Surface s;
     for (std::size_t c = 0; c < kernel.num_configs(); ++c) {
       const auto j = kernel.config_json(c);
       double cost = 10.0;
-      for (auto it = j.begin(); it != j.end(); ++it) cost += *it == preferred[it.key()].first ? 0.0 : preferred[it.key()].second;
+      for (auto it = j.begin(); it != j.end(); ++it)
+        cost += *it == preferred[it.key()].first ? 0.0 : preferred[it.key()].second;
       s.cost.push_back(cost);
     }
     SearchPlan plan = plan_with(SearchMode::quick, kernel.num_configs());
@@ -145,14 +157,17 @@ TEST(Search, QuickSearchFindsTheOptimumOfASeparableCostWithFewerMeasurements) {
     plan.seeds = {static_cast<std::size_t>(rng() % kernel.num_configs())};
     const SearchOutcome out = run_search(plan, s.measure(), s.retime());
     ASSERT_TRUE(out.best.has_value());
-    EXPECT_DOUBLE_EQ(s.cost[*out.best], *std::min_element(s.cost.begin(), s.cost.end())) << "round " << round;
+    EXPECT_DOUBLE_EQ(s.cost[*out.best], *std::min_element(s.cost.begin(), s.cost.end()))
+        << "round " << round;
     for (std::size_t c = 0; c < kernel.num_configs(); ++c) {
-      const bool was_measured = std::find(s.measured.begin(), s.measured.end(), c) != s.measured.end();
+      const bool was_measured =
+          std::find(s.measured.begin(), s.measured.end(), c) != s.measured.end();
       EXPECT_EQ(out.cells[c].status == CellStatus::skipped, !was_measured) << c;
     }
     total_measured += s.measured.size();
   }
-  EXPECT_LT(total_measured, 50 * kernel.num_configs() * 3 / 4) << "quick measured nearly everything";
+  EXPECT_LT(total_measured, 50 * kernel.num_configs() * 3 / 4)
+      << "quick measured nearly everything";
 }
 
 TEST(Search, QuickSearchOnARealConfigSpaceMeasuresOnlyLegalConfigsAndReturnsTheBestItSaw) {
@@ -169,7 +184,8 @@ TEST(Search, QuickSearchOnARealConfigSpaceMeasuresOnlyLegalConfigsAndReturnsTheB
     SearchPlan plan = plan_with(SearchMode::quick, kernel.num_configs(), illegal);
     plan.neighbours = &neighbours;
     const SearchOutcome out = run_search(plan, s.measure(), s.retime());
-    for (std::size_t c : s.measured) EXPECT_EQ(std::find(illegal.begin(), illegal.end(), c), illegal.end());
+    for (std::size_t c : s.measured)
+      EXPECT_EQ(std::find(illegal.begin(), illegal.end(), c), illegal.end());
     ASSERT_TRUE(out.best.has_value());
     for (std::size_t c : s.measured) EXPECT_LE(s.cost[*out.best], s.cost[c]);
   }

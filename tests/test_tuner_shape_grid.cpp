@@ -26,7 +26,8 @@ double feature(const GridShape& s, const std::string& name) {
 }
 
 TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatencyBoundToAGigabyte) {
-  for (const char* name : {"jagged_sum", "jagged_mean", "jagged_dense_add", "causal_trailing_mean"}) {
+  for (const char* name :
+       {"jagged_sum", "jagged_mean", "jagged_dense_add", "causal_trailing_mean"}) {
     const TunableKernel* kernel = nullptr;
     try {
       kernel = &find_kernel(name);
@@ -38,7 +39,8 @@ TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatency
     ASSERT_EQ(a.shapes.size(), b.shapes.size());
     EXPECT_EQ(a.digest, b.digest);
     EXPECT_GE(a.shapes.size(), 150u) << name;
-    EXPECT_LE(a.shapes.size(), 220u) << name << ": keep the whole sweep within ~10 minutes on one H200";
+    EXPECT_LE(a.shapes.size(), 220u)
+        << name << ": keep the whole sweep within ~10 minutes on one H200";
     std::set<std::string> keys;
     std::size_t large = 0, small = 0;
     double biggest = 0;
@@ -80,7 +82,9 @@ TEST(ShapeGrid, JaggedGridsCoverTheRangesOfIssue3) {
       min_width = std::min(min_width, feature(s, width));
       max_width = std::max(max_width, feature(s, width));
     }
-    EXPECT_EQ(dists, (std::set<std::string>{"uniform", "tritonbench", "powerlaw", "one_huge", "many_empty"})) << name;
+    EXPECT_EQ(dists, (std::set<std::string>{"uniform", "tritonbench", "powerlaw", "one_huge",
+                                            "many_empty"}))
+        << name;
     EXPECT_EQ(dtypes, (std::set<std::string>{"f32", "bf16"})) << name;
     EXPECT_EQ(min_b, 1) << name;
     EXPECT_EQ(max_b, 65536) << name;
@@ -127,10 +131,14 @@ TEST(ShapeGrid, ARandomGeneratorExpandsToItsCartesianProductFirstFieldOutermost)
   std::mt19937 rng(std::random_device{}());
   for (int round = 0; round < 20; ++round) {
     std::vector<int64_t> bs, ms, lens;
-    for (int64_t v = 1 + rng() % 5; v < 5000 && bs.size() < 1 + rng() % 4; v += 1 + rng() % 700) bs.push_back(v);
-    for (int64_t v = 1 + rng() % 3; v < 300 && ms.size() < 1 + rng() % 3; v += 1 + rng() % 60) ms.push_back(v);
-    for (int64_t v = rng() % 3; v < 400 && lens.size() < 1 + rng() % 3; v += 1 + rng() % 90) lens.push_back(v);
-    const ShapeGrid g = expand_shape_grid(generator({{"B", bs}, {"M", ms}, {"len", lens}, {"seed", rng() % 100}}), kernel, "test");
+    for (int64_t v = 1 + rng() % 5; v < 5000 && bs.size() < 1 + rng() % 4; v += 1 + rng() % 700)
+      bs.push_back(v);
+    for (int64_t v = 1 + rng() % 3; v < 300 && ms.size() < 1 + rng() % 3; v += 1 + rng() % 60)
+      ms.push_back(v);
+    for (int64_t v = rng() % 3; v < 400 && lens.size() < 1 + rng() % 3; v += 1 + rng() % 90)
+      lens.push_back(v);
+    const ShapeGrid g = expand_shape_grid(
+        generator({{"B", bs}, {"M", ms}, {"len", lens}, {"seed", rng() % 100}}), kernel, "test");
     ASSERT_EQ(g.shapes.size(), bs.size() * ms.size() * lens.size());
     std::size_t i = 0;
     for (int64_t b : bs)
@@ -146,10 +154,13 @@ TEST(ShapeGrid, ARandomGeneratorExpandsToItsCartesianProductFirstFieldOutermost)
 
 TEST(ShapeGrid, BytesBoundsFilterAndEqualShapesAreKeptOnce) {
   const TunableKernel& kernel = find_kernel("jagged_sum");
-  ordered_json doc = generator({{"B", {1, 100, 10000}}, {"M", {64}}, {"len", {100}}, {"seed", 1}, {"max_bytes", 3e6}});
+  ordered_json doc = generator(
+      {{"B", {1, 100, 10000}}, {"M", {64}}, {"len", {100}}, {"seed", 1}, {"max_bytes", 3e6}});
   // The same shapes again, one with a default spelled out: still the same problems.
-  doc["generators"].push_back({{"B", {1, 100}}, {"M", 64}, {"len", 100}, {"index", "i64"}, {"seed", 2}});
-  doc["generators"].push_back({{"B", {10000}}, {"M", 64}, {"len", 100}, {"seed", 3}, {"min_bytes", 1e9}});
+  doc["generators"].push_back(
+      {{"B", {1, 100}}, {"M", 64}, {"len", 100}, {"index", "i64"}, {"seed", 2}});
+  doc["generators"].push_back(
+      {{"B", {10000}}, {"M", 64}, {"len", 100}, {"seed", 3}, {"min_bytes", 1e9}});
   const ShapeGrid g = expand_shape_grid(doc, kernel, "test");
   ASSERT_EQ(g.shapes.size(), 2u);  // B=10000 is 256 MB: above the first max, below the last min
   EXPECT_EQ(g.shapes[0].spec["B"], 1);
@@ -159,7 +170,8 @@ TEST(ShapeGrid, BytesBoundsFilterAndEqualShapesAreKeptOnce) {
 
 TEST(ShapeGrid, AShapesSeedDependsOnItsSpecNotOnItsPosition) {
   const TunableKernel& kernel = find_kernel("jagged_sum");
-  const ShapeGrid alone = expand_shape_grid(generator({{"B", 64}, {"M", 8}, {"len", 16}, {"seed", 9}}), kernel, "a");
+  const ShapeGrid alone =
+      expand_shape_grid(generator({{"B", 64}, {"M", 8}, {"len", 16}, {"seed", 9}}), kernel, "a");
   ordered_json doc = generator({{"B", {3, 5, 7}}, {"M", 8}, {"len", 16}, {"seed", 9}});
   doc["generators"].push_back({{"B", 64}, {"M", 8}, {"len", 16}, {"seed", 9}});
   const ShapeGrid later = expand_shape_grid(doc, kernel, "b");
@@ -179,11 +191,15 @@ TEST(ShapeGrid, MistakesNameTheFileTheGeneratorAndTheField) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message({{"kernel", "jagged_mean"}, {"generators", ordered_json::array()}}).find("jagged_mean"), std::string::npos);
+  EXPECT_NE(message({{"kernel", "jagged_mean"}, {"generators", ordered_json::array()}})
+                .find("jagged_mean"),
+            std::string::npos);
   const std::string bad_field = message(generator({{"B", 4}, {"M", "wide"}, {"len", 3}}));
   EXPECT_NE(bad_field.find("grid.json: generator 0"), std::string::npos) << bad_field;
   EXPECT_NE(bad_field.find("'M'"), std::string::npos) << bad_field;
-  EXPECT_NE(message(generator({{"B", ordered_json::array()}, {"M", 4}, {"len", 3}})).find("empty list"), std::string::npos);
+  EXPECT_NE(
+      message(generator({{"B", ordered_json::array()}, {"M", 4}, {"len", 3}})).find("empty list"),
+      std::string::npos);
   EXPECT_THROW(load_shape_grid("/nonexistent/grid.json", kernel), InvalidArgument);
 }
 

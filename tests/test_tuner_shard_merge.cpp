@@ -22,7 +22,9 @@ class TunerShardMerge : public ::testing::Test {
     unsharded = read_text(dir / "full/sm90/jagged_sum.json");
   }
   std::string shard_path(int i, int n) const {
-    return (dir / ("shards/sm90/jagged_sum.shard-" + std::to_string(i) + "-of-" + std::to_string(n) + ".json")).string();
+    return (dir / ("shards/sm90/jagged_sum.shard-" + std::to_string(i) + "-of-" +
+                   std::to_string(n) + ".json"))
+        .string();
   }
   TempDir dir;
   std::string unsharded;
@@ -30,13 +32,15 @@ class TunerShardMerge : public ::testing::Test {
 
 TEST_F(TunerShardMerge, TwoShardsMergedEqualOneUnshardedSweepByteForByte) {
   for (const char* shard : {"0/2", "1/2"}) {
-    const CliResult r = run_cli(sim_tune_args(dir.path(), "shards", {"--shard", shard}), dir.path());
+    const CliResult r =
+        run_cli(sim_tune_args(dir.path(), "shards", {"--shard", shard}), dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   const auto piece = nlohmann::json::parse(read_text(shard_path(1, 2)));
   for (const auto& s : piece["shapes"]) EXPECT_EQ(s["index"].get<int>() % 2, 1);
   const std::string merged = (dir / "merged.json").string();
-  const CliResult m = run_cli({"merge", shard_path(1, 2), shard_path(0, 2), "-o", merged}, dir.path());
+  const CliResult m =
+      run_cli({"merge", shard_path(1, 2), shard_path(0, 2), "-o", merged}, dir.path());
   ASSERT_EQ(m.exit_code, 0) << m.err;
   EXPECT_EQ(read_text(merged), unsharded);
 }
@@ -44,23 +48,27 @@ TEST_F(TunerShardMerge, TwoShardsMergedEqualOneUnshardedSweepByteForByte) {
 TEST_F(TunerShardMerge, ShardsFromSlurmAndKubernetesVariablesMergeToTheSameDatabase) {
   for (int i = 0; i < 3; ++i) {  // Slurm array --array=1-3
     const CliResult r = run_cli(sim_tune_args(dir.path(), "shards"), dir.path(),
-                                {{"SLURM_ARRAY_TASK_ID", std::to_string(i + 1)}, {"SLURM_ARRAY_TASK_MIN", "1"},
+                                {{"SLURM_ARRAY_TASK_ID", std::to_string(i + 1)},
+                                 {"SLURM_ARRAY_TASK_MIN", "1"},
                                  {"SLURM_ARRAY_TASK_COUNT", "3"}});
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   const CliResult m = run_cli({"merge", shard_path(0, 3), shard_path(1, 3), shard_path(2, 3), "-o",
-                               (dir / "slurm.json").string()}, dir.path());
+                               (dir / "slurm.json").string()},
+                              dir.path());
   ASSERT_EQ(m.exit_code, 0) << m.err;
   EXPECT_EQ(read_text(dir / "slurm.json"), unsharded);
 
   for (int i = 0; i < 2; ++i) {  // Kubernetes indexed job, completions: 2
-    const CliResult r = run_cli(sim_tune_args(dir.path(), "k8s"), dir.path(),
-                                {{"JOB_COMPLETION_INDEX", std::to_string(i)}, {"AOTUNE_SHARD_COUNT", "2"}});
+    const CliResult r =
+        run_cli(sim_tune_args(dir.path(), "k8s"), dir.path(),
+                {{"JOB_COMPLETION_INDEX", std::to_string(i)}, {"AOTUNE_SHARD_COUNT", "2"}});
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
-  const CliResult k = run_cli({"merge", (dir / "k8s/sm90/jagged_sum.shard-0-of-2.json").string(),
-                               (dir / "k8s/sm90/jagged_sum.shard-1-of-2.json").string(), "-o", (dir / "k8s.json").string()},
-                              dir.path());
+  const CliResult k = run_cli(
+      {"merge", (dir / "k8s/sm90/jagged_sum.shard-0-of-2.json").string(),
+       (dir / "k8s/sm90/jagged_sum.shard-1-of-2.json").string(), "-o", (dir / "k8s.json").string()},
+      dir.path());
   ASSERT_EQ(k.exit_code, 0) << k.err;
   EXPECT_EQ(read_text(dir / "k8s.json"), unsharded);
 }
@@ -80,9 +88,11 @@ void tamper(const std::string& path, const std::function<void(nlohmann::ordered_
 
 TEST_F(TunerShardMerge, MergeRefusesDatabasesOfDifferentDevicesSourcesOrResults) {
   for (const char* shard : {"0/2", "1/2"}) {
-    ASSERT_EQ(run_cli(sim_tune_args(dir.path(), "shards", {"--shard", shard}), dir.path()).exit_code, 0);
+    ASSERT_EQ(
+        run_cli(sim_tune_args(dir.path(), "shards", {"--shard", shard}), dir.path()).exit_code, 0);
   }
-  const std::string a = shard_path(0, 2), b = shard_path(1, 2), full = (dir / "full/sm90/jagged_sum.json").string();
+  const std::string a = shard_path(0, 2), b = shard_path(1, 2),
+                    full = (dir / "full/sm90/jagged_sum.json").string();
   const std::string original_b = read_text(b);
   struct Case {
     const char* what;
@@ -110,11 +120,13 @@ TEST_F(TunerShardMerge, MergeRefusesDatabasesOfDifferentDevicesSourcesOrResults)
   auto tampered_full = nlohmann::ordered_json::parse(read_text(full));
   tampered_full["shapes"][0]["cells"][0]["median_us"] = 123456.0;
   write_text(dir / "other.json", tampered_full.dump(2));
-  const CliResult m = run_cli({"merge", a, (dir / "other.json").string(), "-o", (dir / "bad.json").string()}, dir.path());
+  const CliResult m = run_cli(
+      {"merge", a, (dir / "other.json").string(), "-o", (dir / "bad.json").string()}, dir.path());
   EXPECT_EQ(m.exit_code, 2);
   EXPECT_NE(m.err.find("different results"), std::string::npos) << m.err;
   // Overlapping but equal pieces are fine.
-  const CliResult ok = run_cli({"merge", a, b, full, "-o", (dir / "good.json").string()}, dir.path());
+  const CliResult ok =
+      run_cli({"merge", a, b, full, "-o", (dir / "good.json").string()}, dir.path());
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(read_text(dir / "good.json"), unsharded);
 }
@@ -128,20 +140,30 @@ TEST(TunerShard, ResolvesTheShardFromOptionThenEnvironment) {
     };
   };
   EXPECT_FALSE(resolve_shard("", env_of({})).sharded());
-  EXPECT_EQ(resolve_shard("2/5", env_of({{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_COUNT", "3"}})).index, 2);
-  EXPECT_FALSE(resolve_shard("0/1", env_of({{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_COUNT", "3"}})).sharded());
-  const auto slurm = resolve_shard("", env_of({{"SLURM_ARRAY_TASK_ID", "7"}, {"SLURM_ARRAY_TASK_MIN", "5"},
+  EXPECT_EQ(
+      resolve_shard("2/5", env_of({{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}))
+          .index,
+      2);
+  EXPECT_FALSE(
+      resolve_shard("0/1", env_of({{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}))
+          .sharded());
+  const auto slurm = resolve_shard("", env_of({{"SLURM_ARRAY_TASK_ID", "7"},
+                                               {"SLURM_ARRAY_TASK_MIN", "5"},
                                                {"SLURM_ARRAY_TASK_COUNT", "4"}}));
   EXPECT_EQ(slurm.index, 2);
   EXPECT_EQ(slurm.count, 4);
-  const auto k8s = resolve_shard("", env_of({{"JOB_COMPLETION_INDEX", "3"}, {"AOTUNE_SHARD_COUNT", "8"}}));
+  const auto k8s =
+      resolve_shard("", env_of({{"JOB_COMPLETION_INDEX", "3"}, {"AOTUNE_SHARD_COUNT", "8"}}));
   EXPECT_EQ(k8s.index, 3);
   EXPECT_EQ(k8s.count, 8);
-  EXPECT_EQ(resolve_shard("", env_of({{"AOTUNE_SHARD", "1/2"}, {"JOB_COMPLETION_INDEX", "0"}})).index, 1);
+  EXPECT_EQ(
+      resolve_shard("", env_of({{"AOTUNE_SHARD", "1/2"}, {"JOB_COMPLETION_INDEX", "0"}})).index, 1);
   EXPECT_THROW(resolve_shard("", env_of({{"JOB_COMPLETION_INDEX", "3"}})), InvalidArgument);
   EXPECT_THROW(resolve_shard("3/3", env_of({})), InvalidArgument);
   EXPECT_THROW(resolve_shard("a/b", env_of({})), InvalidArgument);
-  EXPECT_THROW(resolve_shard("", env_of({{"SLURM_ARRAY_TASK_ID", "4"}, {"SLURM_ARRAY_TASK_COUNT", "4"}})), InvalidArgument);
+  EXPECT_THROW(
+      resolve_shard("", env_of({{"SLURM_ARRAY_TASK_ID", "4"}, {"SLURM_ARRAY_TASK_COUNT", "4"}})),
+      InvalidArgument);
 }
 
 TEST(TunerShard, EveryShapeFallsInExactlyOneShard) {

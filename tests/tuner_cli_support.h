@@ -2,10 +2,9 @@
 // folder per test: small grids, subprocesses that can be killed midway, and file helpers.
 #pragma once
 
-#include <gtest/gtest.h>
-
-#include <signal.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,12 +13,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 extern char** environ;
 
@@ -50,8 +48,8 @@ class TempDir {
  public:
   TempDir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() /
-            ("aotune-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" + std::to_string(::getpid()));
+    path_ = fs::temp_directory_path() / ("aotune-" + std::string(info->test_suite_name()) + "-" +
+                                         info->name() + "-" + std::to_string(::getpid()));
     fs::remove_all(path_);
     fs::create_directories(path_);
   }
@@ -66,12 +64,19 @@ class TempDir {
   fs::path path_;
 };
 
-// A small jagged_sum grid: `shapes` shapes (B x M x len combinations), enough to test the flow fast.
+// A small jagged_sum grid: `shapes` shapes (B x M x len combinations), enough to test the flow
+// fast.
 inline nlohmann::ordered_json small_jagged_sum_grid(int shapes) {
   nlohmann::ordered_json B = nlohmann::ordered_json::array();
   for (int i = 0; i < shapes; ++i) B.push_back(1 + 37 * i);
   return {{"kernel", "jagged_sum"},
-          {"generators", {{{"B", B}, {"M", {16}}, {"len", {8}}, {"dist", "uniform"}, {"dtype", "f32"}, {"seed", 5}}}}};
+          {"generators",
+           {{{"B", B},
+             {"M", {16}},
+             {"len", {8}},
+             {"dist", "uniform"},
+             {"dtype", "f32"},
+             {"seed", 5}}}}};
 }
 
 inline void write_grid(const fs::path& grid_dir, const nlohmann::ordered_json& grid) {
@@ -81,18 +86,22 @@ inline void write_grid(const fs::path& grid_dir, const nlohmann::ordered_json& g
 class Cli {
  public:
   // Starts aot-runner with `args`; extra environment on top of ours (AOTUNE_FSYNC=0 for speed).
-  Cli(const std::vector<std::string>& args, const std::map<std::string, std::string>& env, const fs::path& io_dir)
-      : out_path_(io_dir / ("stdout." + std::to_string(counter()))), err_path_(io_dir / ("stderr." + std::to_string(counter()))) {
+  Cli(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+      const fs::path& io_dir)
+      : out_path_(io_dir / ("stdout." + std::to_string(counter()))),
+        err_path_(io_dir / ("stderr." + std::to_string(counter()))) {
     std::vector<std::string> argv_s = {AOT_RUNNER_PATH};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     std::map<std::string, std::string> vars = {{"AOTUNE_FSYNC", "0"}};
     for (char** e = environ; *e != nullptr; ++e) {
       const std::string kv = *e;
       const auto eq = kv.find('=');
-      if (eq != std::string::npos && !vars.count(kv.substr(0, eq))) vars[kv.substr(0, eq)] = kv.substr(eq + 1);
+      if (eq != std::string::npos && !vars.count(kv.substr(0, eq)))
+        vars[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
-    for (const char* drop : {"SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "AOTUNE_SHARD", "AOTUNE_ASSERT_CACHE_HIT",
-                             "AOTUNE_SIM_DELAY_MS", "AOTUNE_SIM_FAIL", "AOTUNE_SIM_CRASH", "AOTUNE_SIM_LOSE_CONTEXT"}) {
+    for (const char* drop : {"SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "AOTUNE_SHARD",
+                             "AOTUNE_ASSERT_CACHE_HIT", "AOTUNE_SIM_DELAY_MS", "AOTUNE_SIM_FAIL",
+                             "AOTUNE_SIM_CRASH", "AOTUNE_SIM_LOSE_CONTEXT"}) {
       vars.erase(drop);
     }
     for (const auto& [k, v] : env) vars[k] = v;
@@ -105,8 +114,10 @@ class Cli {
     envp.push_back(nullptr);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 1, out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
     const int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     if (rc != 0) pid_ = -1;
@@ -149,8 +160,15 @@ inline CliResult run_cli(const std::vector<std::string>& args, const fs::path& i
 // `tune --device sim` over the grids in <dir>/grids writing into <dir>/<out>, plus `extra` options.
 inline std::vector<std::string> sim_tune_args(const fs::path& dir, const std::string& out,
                                               std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"tune", "--device", "sim", "-k", "jagged_sum", "--grid-dir", (dir / "grids").string(),
-                                   "--out-dir", (dir / out).string()};
+  std::vector<std::string> args = {"tune",
+                                   "--device",
+                                   "sim",
+                                   "-k",
+                                   "jagged_sum",
+                                   "--grid-dir",
+                                   (dir / "grids").string(),
+                                   "--out-dir",
+                                   (dir / out).string()};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }

@@ -7,8 +7,9 @@
 
 namespace aotune::tuner {
 
-std::vector<CacheMiss> find_cache_misses(const TunableKernel& kernel, const ShapeGrid& grid, const ShardSpec& shard,
-                                         const std::string& arch, const std::string& db_path, bool accept_simulated) {
+std::vector<CacheMiss> find_cache_misses(const TunableKernel& kernel, const ShapeGrid& grid,
+                                         const ShardSpec& shard, const std::string& arch,
+                                         const std::string& db_path, bool accept_simulated) {
   const std::string name(kernel.name());
   std::vector<CacheMiss> misses;
   auto miss_all = [&](const std::string& reason) {
@@ -31,7 +32,8 @@ std::vector<CacheMiss> find_cache_misses(const TunableKernel& kernel, const Shap
     return miss_all(db_path + " holds simulated results, which are not tuning");
   }
   if (db->source_hash != kernel.source_hash()) {
-    return miss_all(fmt::format("tuned on kernel source {}, the tree has {}", db->source_hash.substr(0, 12),
+    return miss_all(fmt::format("tuned on kernel source {}, the tree has {}",
+                                db->source_hash.substr(0, 12),
                                 std::string(kernel.source_hash()).substr(0, 12)));
   }
   const auto configs = config_entries(kernel);
@@ -41,7 +43,8 @@ std::vector<CacheMiss> find_cache_misses(const TunableKernel& kernel, const Shap
   }
   if (!same_configs) return miss_all("tuned with a different config list");
   for (const GridShape& s : grid.shapes) {
-    if (shard.holds(s.index) && db->find(s.key) == nullptr) misses.push_back({name, arch, s.key, "not measured"});
+    if (shard.holds(s.index) && db->find(s.key) == nullptr)
+      misses.push_back({name, arch, s.key, "not measured"});
   }
   return misses;
 }

@@ -21,7 +21,8 @@ struct CacheMiss {
 // Every shape of the grid (of the shard's slice) that `db_path` lacks or holds from another kernel
 // source, configuration list or grid. A missing or unreadable file misses every shape. Simulated
 // results count only when `accept_simulated` (tests of the tuner itself).
-std::vector<CacheMiss> find_cache_misses(const TunableKernel& kernel, const ShapeGrid& grid, const ShardSpec& shard,
-                                         const std::string& arch, const std::string& db_path, bool accept_simulated);
+std::vector<CacheMiss> find_cache_misses(const TunableKernel& kernel, const ShapeGrid& grid,
+                                         const ShardSpec& shard, const std::string& arch,
+                                         const std::string& db_path, bool accept_simulated);
 
 }  // namespace aotune::tuner

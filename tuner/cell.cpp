@@ -8,11 +8,16 @@ namespace aotune::tuner {
 
 std::string_view to_string(CellStatus s) {
   switch (s) {
-    case CellStatus::ok: return "ok";
-    case CellStatus::illegal: return "illegal";
-    case CellStatus::failed: return "failed";
-    case CellStatus::crashed: return "crashed";
-    case CellStatus::skipped: return "skipped";
+    case CellStatus::ok:
+      return "ok";
+    case CellStatus::illegal:
+      return "illegal";
+    case CellStatus::failed:
+      return "failed";
+    case CellStatus::crashed:
+      return "crashed";
+    case CellStatus::skipped:
+      return "skipped";
   }
   return "?";
 }

@@ -1,10 +1,9 @@
 // One (shape, config) entry of the timing matrix: a timing, or why there is none.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 namespace aotune::tuner {
 

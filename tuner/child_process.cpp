@@ -1,11 +1,10 @@
 #include "tuner/child_process.h"
 
 #include <signal.h>
+#include <spdlog/spdlog.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <spdlog/spdlog.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -59,7 +58,8 @@ ChildProcess ChildProcess::start(const std::function<int()>& body) {
   std::fflush(stderr);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid < 0) throw Error(std::string("cannot start a worker process: fork failed: ") + std::strerror(errno));
+  if (pid < 0)
+    throw Error(std::string("cannot start a worker process: fork failed: ") + std::strerror(errno));
   if (pid == 0) run_body(body, parent);
   return ChildProcess(pid);
 }

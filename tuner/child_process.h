@@ -1,6 +1,7 @@
 // Forked worker processes. The parent of a sweep never initialises CUDA; each GPU worker is a child
-// that does, so a kernel that destroys its CUDA context (or the process) takes only that child down.
-// Children die with their parent (PR_SET_PDEATHSIG), so a killed sweep leaves no orphan writing files.
+// that does, so a kernel that destroys its CUDA context (or the process) takes only that child
+// down. Children die with their parent (PR_SET_PDEATHSIG), so a killed sweep leaves no orphan
+// writing files.
 #pragma once
 
 #include <sys/types.h>
@@ -13,8 +14,8 @@ namespace aotune::tuner {
 
 struct ChildStatus {
   bool signaled = false;
-  int code = 0;    // exit code when !signaled
-  int signal = 0;  // terminating signal when signaled
+  int code = 0;                  // exit code when !signaled
+  int signal = 0;                // terminating signal when signaled
   std::string describe() const;  // "exit code 3" | "signal 11 (Segmentation fault)"
 };
 

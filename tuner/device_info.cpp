@@ -1,7 +1,6 @@
 #include "tuner/device_info.h"
 
 #include <cuda_runtime_api.h>
-
 #include <fmt/core.h>
 
 #include "kernels/common/cuda_check.h"
@@ -43,7 +42,8 @@ std::pair<int, int> parse_arch(const std::string& arch) {
   const bool digits = arch.size() >= 4 && arch.size() <= 5 && arch.rfind("sm", 0) == 0 &&
                       arch.find_first_not_of("0123456789", 2) == std::string::npos;
   if (!digits) {
-    throw InvalidArgument("architecture '" + arch + "' is not of the form sm<major><minor>, e.g. sm90 or sm100");
+    throw InvalidArgument("architecture '" + arch +
+                          "' is not of the form sm<major><minor>, e.g. sm90 or sm100");
   }
   const int n = std::stoi(arch.substr(2));
   return {n / 10, n % 10};
@@ -67,7 +67,8 @@ DeviceInfo device_info_from_json(const nlohmann::ordered_json& j) {
     d.name = j.at("name").get<std::string>();
     const auto cc = j.at("compute_capability").get<std::string>();
     const auto dot = cc.find('.');
-    if (dot == std::string::npos) throw InvalidArgument("compute_capability '" + cc + "' lacks a '.'");
+    if (dot == std::string::npos)
+      throw InvalidArgument("compute_capability '" + cc + "' lacks a '.'");
     d.cc_major = std::stoi(cc.substr(0, dot));
     d.cc_minor = std::stoi(cc.substr(dot + 1));
     d.sm_count = j.at("sm_count").get<int>();

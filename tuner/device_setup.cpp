@@ -32,7 +32,8 @@ std::vector<int> parse_device_list(const std::string& text, int available) {
   }
   std::stringstream ss(text);
   for (std::string item; std::getline(ss, item, ',');) {
-    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 4) {
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos ||
+        item.size() > 4) {
       throw InvalidArgument("--devices '" + text + "': expected 'all' or ordinals such as 0,1");
     }
     const int d = std::stoi(item);
@@ -41,11 +42,13 @@ std::vector<int> parse_device_list(const std::string& text, int available) {
                             std::to_string(available) + " visible; see CUDA_VISIBLE_DEVICES)");
     }
     for (int seen : out) {
-      if (seen == d) throw InvalidArgument("--devices '" + text + "' names device " + item + " twice");
+      if (seen == d)
+        throw InvalidArgument("--devices '" + text + "' names device " + item + " twice");
     }
     out.push_back(d);
   }
-  if (out.empty()) throw InvalidArgument("--devices is empty: expected 'all' or ordinals such as 0,1");
+  if (out.empty())
+    throw InvalidArgument("--devices is empty: expected 'all' or ordinals such as 0,1");
   return out;
 }
 
@@ -80,21 +83,24 @@ DeviceSetup setup_devices(const TuneOptions& o) {
   }
   const int count = j.at("count").get<int>();
   if (count == 0) {
-    throw NoGpu("no usable CUDA device (driver missing, no GPU, or CUDA_VISIBLE_DEVICES empty); run on a GPU "
-                "machine, or use --device sim to try the tuner without one");
+    throw NoGpu(
+        "no usable CUDA device (driver missing, no GPU, or CUDA_VISIBLE_DEVICES empty); run on a "
+        "GPU "
+        "machine, or use --device sim to try the tuner without one");
   }
   setup.ordinals = parse_device_list(o.devices, count);
   setup.info = device_info_from_json(j["devices"][setup.ordinals.front()]);
   for (int d : setup.ordinals) {
     const DeviceInfo other = device_info_from_json(j["devices"][d]);
     if (const std::string diff = describe_difference(setup.info, other); !diff.empty()) {
-      throw InvalidArgument("devices " + std::to_string(setup.ordinals.front()) + " and " + std::to_string(d) +
-                            " differ (" + diff + "); one database needs identical GPUs: pick them with --devices");
+      throw InvalidArgument("devices " + std::to_string(setup.ordinals.front()) + " and " +
+                            std::to_string(d) + " differ (" + diff +
+                            "); one database needs identical GPUs: pick them with --devices");
     }
   }
   if (!o.arch.empty() && o.arch != setup.info.arch()) {
-    throw InvalidArgument("the GPU is " + setup.info.arch() + " (" + setup.info.name + ") but --arch " + o.arch +
-                          " was given; drop --arch to tune this GPU");
+    throw InvalidArgument("the GPU is " + setup.info.arch() + " (" + setup.info.name +
+                          ") but --arch " + o.arch + " was given; drop --arch to tune this GPU");
   }
   setup.protocol = for_device(o.protocol, setup.info);
   return setup;

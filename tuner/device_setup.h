@@ -28,7 +28,8 @@ struct DeviceSetup {
   SimulationOptions simulation;
 };
 
-// "all" -> 0..available-1; "0,2" -> {0, 2}. Throws InvalidArgument for bad or out-of-range ordinals.
+// "all" -> 0..available-1; "0,2" -> {0, 2}. Throws InvalidArgument for bad or out-of-range
+// ordinals.
 std::vector<int> parse_device_list(const std::string& text, int available);
 
 // Probes the GPUs in a child process (or builds the simulated device). Throws NoGpu.

@@ -1,6 +1,6 @@
 // An exclusive advisory lock (flock) on <db>.lock, so two sweeps never write one database. Forked
-// workers inherit the descriptor, so a lock outlives a killed parent until its workers are gone too:
-// a `--resume` right after a SIGKILL waits for them instead of racing them.
+// workers inherit the descriptor, so a lock outlives a killed parent until its workers are gone
+// too: a `--resume` right after a SIGKILL waits for them instead of racing them.
 #pragma once
 
 #include <string>

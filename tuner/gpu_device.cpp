@@ -19,9 +19,7 @@ class GpuShapeRunner final : public ShapeRunner {
     return workload_->check();  // synchronises: a faulting kernel surfaces here as CudaError
   }
 
-  Timing time(std::size_t config) override {
-    return time_interleaved({config}).front();
-  }
+  Timing time(std::size_t config) override { return time_interleaved({config}).front(); }
 
   std::vector<Timing> time_interleaved(const std::vector<std::size_t>& configs) override {
     const TimingProtocol& p = device_.protocol();
@@ -70,7 +68,8 @@ class GpuShapeRunner final : public ShapeRunner {
 
 }  // namespace
 
-GpuDevice::GpuDevice(int ordinal, TimingProtocol protocol) : ordinal_(ordinal), protocol_(protocol) {
+GpuDevice::GpuDevice(int ordinal, TimingProtocol protocol)
+    : ordinal_(ordinal), protocol_(protocol) {
   AOTUNE_CUDA_CHECK(cudaSetDevice(ordinal_));
   info_ = query_device(ordinal_);
   protocol_ = for_device(protocol_, info_);
@@ -78,8 +77,10 @@ GpuDevice::GpuDevice(int ordinal, TimingProtocol protocol) : ordinal_(ordinal), 
   flush_buffer_ = DeviceBuffer(static_cast<std::size_t>(protocol_.l2_flush_bytes));
 }
 
-std::unique_ptr<ShapeRunner> GpuDevice::prepare(const TunableKernel& kernel, const GridShape& shape) {
-  AOTUNE_CUDA_CHECK(cudaSetDevice(ordinal_));  // the current device is per thread: inputs may be built on another
+std::unique_ptr<ShapeRunner> GpuDevice::prepare(const TunableKernel& kernel,
+                                                const GridShape& shape) {
+  AOTUNE_CUDA_CHECK(
+      cudaSetDevice(ordinal_));  // the current device is per thread: inputs may be built on another
   return std::make_unique<GpuShapeRunner>(*this, kernel.make_workload(shape.spec));
 }
 
@@ -104,13 +105,14 @@ double GpuDevice::estimate_seconds(const ProblemInfo& info, std::size_t configs)
 }
 
 double estimate_gpu_seconds(const ProblemInfo& info, std::size_t configs, const TimingProtocol& p) {
-  // H200-ish: ~3 TB/s achieved, flushes at the same rate, ~3 ns per byte moved to build the inputs and
-  // the float64 reference on the host, checks on the device. Rough: it splits work across GPUs and
-  // drives the ETA, whose pace corrects itself as shapes finish.
+  // H200-ish: ~3 TB/s achieved, flushes at the same rate, ~3 ns per byte moved to build the inputs
+  // and the float64 reference on the host, checks on the device. Rough: it splits work across GPUs
+  // and drives the ETA, whose pace corrects itself as shapes finish.
   const double kernel_us = 4.0 + info.bytes_moved / 3.0e6;
   const double flush_us = static_cast<double>(p.l2_flush_bytes) / 3.0e6;
   const int reps = reps_for(kernel_us, p);
-  const double per_config = 3e-4 + 2.0 * kernel_us * 1e-6 + (p.warmup + 1 + reps) * (kernel_us + flush_us + 6.0) * 1e-6;
+  const double per_config =
+      3e-4 + 2.0 * kernel_us * 1e-6 + (p.warmup + 1 + reps) * (kernel_us + flush_us + 6.0) * 1e-6;
   return 0.02 + info.bytes_moved * 3e-9 + static_cast<double>(configs) * per_config;
 }
 

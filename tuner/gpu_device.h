@@ -17,7 +17,8 @@ class GpuDevice final : public MeasurementDevice {
   GpuDevice(int ordinal, TimingProtocol protocol);
   const DeviceInfo& info() const override { return info_; }
   const TimingProtocol& protocol() const override { return protocol_; }
-  std::unique_ptr<ShapeRunner> prepare(const TunableKernel& kernel, const GridShape& shape) override;
+  std::unique_ptr<ShapeRunner> prepare(const TunableKernel& kernel,
+                                       const GridShape& shape) override;
   bool context_lost() override;
   double estimate_seconds(const ProblemInfo& info, std::size_t configs) const override;
 
@@ -38,6 +39,7 @@ class GpuDevice final : public MeasurementDevice {
 };
 
 // Rough seconds to check and time `configs` configs of a shape on a GPU (no GPU needed).
-double estimate_gpu_seconds(const ProblemInfo& info, std::size_t configs, const TimingProtocol& protocol);
+double estimate_gpu_seconds(const ProblemInfo& info, std::size_t configs,
+                            const TimingProtocol& protocol);
 
 }  // namespace aotune::tuner

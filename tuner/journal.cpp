@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-
 #include <nlohmann/json.hpp>
 
 #include "kernels/common/errors.h"
@@ -26,7 +25,8 @@ JournalWriter::~JournalWriter() {
 }
 
 void JournalWriter::write(const JournalEntry& e) {
-  const nlohmann::ordered_json j = {{"shape", e.shape_key}, {"config", e.config}, {"phase", e.phase}, {"error", e.error}};
+  const nlohmann::ordered_json j = {
+      {"shape", e.shape_key}, {"config", e.config}, {"phase", e.phase}, {"error", e.error}};
   const std::string line = j.dump() + "\n";  // dump() escapes newlines: the record is one line
   if (::pwrite(fd_, line.data(), line.size(), 0) != static_cast<ssize_t>(line.size())) {
     throw Error("cannot write the journal '" + path_ + "': " + std::strerror(errno));
@@ -51,18 +51,20 @@ std::vector<CrashRecord> load_crash_records(const std::string& path) {
   std::vector<CrashRecord> out;
   try {
     for (const auto& r : nlohmann::json::parse(*text).at("crashes")) {
-      out.push_back({r.at("shape").get<std::string>(), r.at("config").get<int64_t>(), r.at("reason").get<std::string>()});
+      out.push_back({r.at("shape").get<std::string>(), r.at("config").get<int64_t>(),
+                     r.at("reason").get<std::string>()});
     }
   } catch (const nlohmann::json::exception& e) {
-    throw InvalidArgument(path + " (the list of cells that crashed a worker) is malformed: " + e.what() +
-                          "; delete it to measure those cells again");
+    throw InvalidArgument(path + " (the list of cells that crashed a worker) is malformed: " +
+                          e.what() + "; delete it to measure those cells again");
   }
   return out;
 }
 
 void save_crash_records(const std::string& path, const std::vector<CrashRecord>& records) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const auto& r : records) list.push_back({{"shape", r.shape_key}, {"config", r.config}, {"reason", r.reason}});
+  for (const auto& r : records)
+    list.push_back({{"shape", r.shape_key}, {"config", r.config}, {"reason", r.reason}});
   write_file_atomically(path, nlohmann::ordered_json{{"crashes", list}}.dump(2) + "\n");
 }
 

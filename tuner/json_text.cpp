@@ -4,10 +4,23 @@ namespace aotune::tuner {
 
 namespace {
 
+// Length of j's compact text, or more than `budget` as soon as it exceeds it (without printing
+// large values just to learn that they do not fit on a line).
+std::size_t compact_length(const nlohmann::ordered_json& j, std::size_t budget) {
+  if (!j.is_structured()) return j.dump().size();
+  std::size_t n = 2;  // brackets
+  for (auto it = j.begin(); it != j.end() && n <= budget; ++it) {
+    if (it != j.begin()) ++n;                                                    // comma
+    if (j.is_object()) n += nlohmann::ordered_json(it.key()).dump().size() + 1;  // "key":
+    n += compact_length(*it, budget - std::min(budget, n));
+  }
+  return n;
+}
+
 void write(const nlohmann::ordered_json& j, std::size_t width, int depth, std::string& out) {
-  const std::string compact = j.dump();
-  if (!j.is_structured() || j.empty() || compact.size() + 2 * depth <= width) {
-    out += compact;
+  const std::size_t room = width - std::min(width, 2 * static_cast<std::size_t>(depth));
+  if (!j.is_structured() || j.empty() || compact_length(j, room) <= room) {
+    out += j.dump();
     return;
   }
   const bool object = j.is_object();
@@ -38,8 +51,19 @@ std::string to_readable_json(const nlohmann::ordered_json& j, std::size_t inline
   return out;
 }
 
-nlohmann::ordered_json to_ordered(const nlohmann::json& j) { return nlohmann::ordered_json::parse(j.dump()); }
+std::string to_readable_json_at(const nlohmann::ordered_json& j, int depth,
+                                std::size_t inline_width) {
+  std::string out;
+  write(j, inline_width, depth, out);
+  return out;
+}
 
-nlohmann::json to_sorted(const nlohmann::ordered_json& j) { return nlohmann::json::parse(j.dump()); }
+nlohmann::ordered_json to_ordered(const nlohmann::json& j) {
+  return nlohmann::ordered_json::parse(j.dump());
+}
+
+nlohmann::json to_sorted(const nlohmann::ordered_json& j) {
+  return nlohmann::json::parse(j.dump());
+}
 
 }  // namespace aotune::tuner

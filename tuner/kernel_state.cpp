@@ -14,8 +14,8 @@ namespace aotune::tuner {
 std::string crashes_path(const std::string& db_path) { return db_path + ".crashes"; }
 std::string journal_path(const std::string& worker_db_path) { return worker_db_path + ".journal"; }
 
-ResultsDatabase make_header(const TunableKernel& kernel, const DeviceSetup& setup, const ShapeGrid& grid,
-                            const ShardSpec& shard, Effort effort) {
+ResultsDatabase make_header(const TunableKernel& kernel, const DeviceSetup& setup,
+                            const ShapeGrid& grid, const ShardSpec& shard, Effort effort) {
   ResultsDatabase db;
   db.kernel = std::string(kernel.name());
   db.arch = setup.info.arch();
@@ -34,7 +34,8 @@ namespace {
 // Why `existing` cannot be continued by this sweep, phrased for the user; empty when it can.
 std::string why_not_current(const ResultsDatabase& existing, const ResultsDatabase& header) {
   if (existing.kernel != header.kernel || existing.arch != header.arch) {
-    return fmt::format("it holds {} on {}, not {} on {}", existing.kernel, existing.arch, header.kernel, header.arch);
+    return fmt::format("it holds {} on {}, not {} on {}", existing.kernel, existing.arch,
+                       header.kernel, header.arch);
   }
   if (existing.source_hash != header.source_hash) return "it was tuned on an older kernel source";
   if (existing.shard != header.shard) return "it holds a different shard";
@@ -52,7 +53,8 @@ void remove_stale_temporaries(const std::string& db_path) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(db.parent_path(), ec)) {
     const std::string name = entry.path().filename().string();
-    if ((name.starts_with(own) || name.starts_with(stem)) && name.find(".tmp.") != std::string::npos) {
+    if ((name.starts_with(own) || name.starts_with(stem)) &&
+        name.find(".tmp.") != std::string::npos) {
       fs::remove(entry.path(), ec);
     }
   }
@@ -77,7 +79,8 @@ KernelState prepare_kernel(const TuneOptions& o, const DeviceSetup& setup, const
   std::vector<std::pair<std::string, ResultsDatabase>> pieces;
   try {
     existing = load_database(st.db_path);
-    for (const std::string& path : find_worker_databases(st.db_path)) pieces.emplace_back(path, *load_database(path));
+    for (const std::string& path : find_worker_databases(st.db_path))
+      pieces.emplace_back(path, *load_database(path));
   } catch (const InvalidArgument& e) {
     if (!o.force) throw;
     spdlog::warn("{}; --force: it will be replaced", e.what());
@@ -92,9 +95,10 @@ KernelState prepare_kernel(const TuneOptions& o, const DeviceSetup& setup, const
   const std::set<std::size_t> mine(st.mine.begin(), st.mine.end());
   auto fold = [&](const std::string& origin, const ResultsDatabase& db) {
     if (const std::string why = why_not_current(db, st.base); !why.empty()) {
-      throw InvalidArgument(fmt::format("{} cannot be continued: {}. Pass --force to re-tune from scratch (the file "
-                                        "is replaced), or restore the setup it was made with",
-                                        origin, why));
+      throw InvalidArgument(
+          fmt::format("{} cannot be continued: {}. Pass --force to re-tune from scratch (the file "
+                      "is replaced), or restore the setup it was made with",
+                      origin, why));
     }
     for (const ShapeResult& s : db.shapes) {
       if (mine.count(static_cast<std::size_t>(s.index))) st.base.put(s);
@@ -112,10 +116,11 @@ KernelState prepare_kernel(const TuneOptions& o, const DeviceSetup& setup, const
       st.up_to_date = true;
       return st;
     }
-    throw InvalidArgument(fmt::format("{} is incomplete ({} of {} shapes measured{}): pass --resume to continue, or "
-                                      "--force to start over",
-                                      st.db_path, st.measured_before, st.mine.size(),
-                                      pieces.empty() ? "" : ", some in worker files of an interrupted multi-GPU run"));
+    throw InvalidArgument(fmt::format(
+        "{} is incomplete ({} of {} shapes measured{}): pass --resume to continue, or "
+        "--force to start over",
+        st.db_path, st.measured_before, st.mine.size(),
+        pieces.empty() ? "" : ", some in worker files of an interrupted multi-GPU run"));
   }
   st.crashes = load_crash_records(crashes_path(st.db_path));
   return st;

@@ -19,7 +19,7 @@ namespace aotune::tuner {
 struct KernelState {
   const TunableKernel* kernel = nullptr;
   ShapeGrid grid;
-  std::vector<std::size_t> mine;       // grid indices of this shard, ascending
+  std::vector<std::size_t> mine;  // grid indices of this shard, ascending
   std::string db_path;
   std::unique_ptr<FileLock> lock;
   ResultsDatabase base;                // header plus every shape already measured
@@ -27,15 +27,15 @@ struct KernelState {
   std::vector<CrashRecord> crashes;
   std::vector<std::size_t> remaining;  // grid indices still to measure
   std::size_t measured_before = 0;
-  bool up_to_date = false;             // complete and current: nothing to do
+  bool up_to_date = false;  // complete and current: nothing to do
 };
 
 std::string crashes_path(const std::string& db_path);
 std::string journal_path(const std::string& worker_db_path);
 
 // The header a sweep of `kernel` on this setup writes (no shapes).
-ResultsDatabase make_header(const TunableKernel& kernel, const DeviceSetup& setup, const ShapeGrid& grid,
-                            const ShardSpec& shard, Effort effort);
+ResultsDatabase make_header(const TunableKernel& kernel, const DeviceSetup& setup,
+                            const ShapeGrid& grid, const ShardSpec& shard, Effort effort);
 
 // Locks the database and decides what to do; throws InvalidArgument saying which flag to pass.
 KernelState prepare_kernel(const TuneOptions& o, const DeviceSetup& setup, const ShardSpec& shard,

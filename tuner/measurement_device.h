@@ -33,8 +33,10 @@ class MeasurementDevice {
   virtual const TimingProtocol& protocol() const = 0;
   // Builds the shape's inputs (and reference) on the device. May run on a second thread while the
   // previous shape is measured (TimingProtocol::overlap_inputs).
-  virtual std::unique_ptr<ShapeRunner> prepare(const TunableKernel& kernel, const GridShape& shape) = 0;
-  // After an error: true when the CUDA context is unusable (a sticky error) and the worker must exit.
+  virtual std::unique_ptr<ShapeRunner> prepare(const TunableKernel& kernel,
+                                               const GridShape& shape) = 0;
+  // After an error: true when the CUDA context is unusable (a sticky error) and the worker must
+  // exit.
   virtual bool context_lost() = 0;
   // Rough seconds to measure `configs` configs of a shape: splits work across GPUs, drives the ETA
   // and decides whether an exhaustive search fits the budget.

@@ -9,8 +9,12 @@
 
 namespace aotune::tuner {
 
-Progress::Progress(std::string label, std::size_t total_shapes, std::size_t done_shapes, double total_estimate_s)
-    : label_(std::move(label)), total_(total_shapes), done_(done_shapes), estimate_left_s_(total_estimate_s) {}
+Progress::Progress(std::string label, std::size_t total_shapes, std::size_t done_shapes,
+                   double total_estimate_s)
+    : label_(std::move(label)),
+      total_(total_shapes),
+      done_(done_shapes),
+      estimate_left_s_(total_estimate_s) {}
 
 double Progress::elapsed_seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();

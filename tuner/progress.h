@@ -9,7 +9,8 @@ namespace aotune::tuner {
 
 class Progress {
  public:
-  Progress(std::string label, std::size_t total_shapes, std::size_t done_shapes, double total_estimate_s);
+  Progress(std::string label, std::size_t total_shapes, std::size_t done_shapes,
+           double total_estimate_s);
   // Logs one line at info level.
   void shape_done(const std::string& key, double estimate_s, const std::string& outcome);
   double elapsed_seconds() const;

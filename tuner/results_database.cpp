@@ -48,10 +48,12 @@ ShapeResult shape_from_json(const ordered_json& j, std::size_t num_configs) {
   if (!j.at("best").is_null()) s.best = j.at("best").get<std::size_t>();
   for (const auto& c : j.at("cells")) s.cells.push_back(cell_from_json(c));
   if (s.cells.size() != num_configs) {
-    throw InvalidArgument(fmt::format("shape '{}' has {} cells for {} configs", s.key, s.cells.size(), num_configs));
+    throw InvalidArgument(
+        fmt::format("shape '{}' has {} cells for {} configs", s.key, s.cells.size(), num_configs));
   }
   if (s.best && (*s.best >= num_configs || !s.cells[*s.best].ok())) {
-    throw InvalidArgument(fmt::format("shape '{}' names best config {} whose cell is not ok", s.key, *s.best));
+    throw InvalidArgument(
+        fmt::format("shape '{}' names best config {} whose cell is not ok", s.key, *s.best));
   }
   return s;
 }
@@ -66,12 +68,15 @@ ResultsDatabase from_json(const ordered_json& j) {
   const auto& grid = j.at("grid");
   db.grid_shapes = grid.at("shapes").get<int64_t>();
   db.grid_digest = grid.at("digest").get<std::string>();
-  if (j.contains("shard")) db.shard = ShardInfo{j["shard"].at("index").get<int>(), j["shard"].at("count").get<int>()};
-  for (const auto& c : j.at("configs")) db.configs.push_back({c.at("id").get<std::string>(), to_sorted(c.at("config"))});
+  if (j.contains("shard"))
+    db.shard = ShardInfo{j["shard"].at("index").get<int>(), j["shard"].at("count").get<int>()};
+  for (const auto& c : j.at("configs"))
+    db.configs.push_back({c.at("id").get<std::string>(), to_sorted(c.at("config"))});
   for (const auto& s : j.at("shapes")) {
     ShapeResult shape = shape_from_json(s, db.configs.size());
     if (!db.shapes.empty() && shape.index <= db.shapes.back().index) {
-      throw InvalidArgument(fmt::format("shapes are not in grid order at '{}' (index {})", shape.key, shape.index));
+      throw InvalidArgument(
+          fmt::format("shapes are not in grid order at '{}' (index {})", shape.key, shape.index));
     }
     db.shapes.push_back(std::move(shape));
   }
@@ -96,7 +101,8 @@ void ResultsDatabase::put(ShapeResult shape) {
 
 std::vector<ConfigEntry> config_entries(const TunableKernel& kernel) {
   std::vector<ConfigEntry> out;
-  for (std::size_t i = 0; i < kernel.num_configs(); ++i) out.push_back({kernel.config_id(i), kernel.config_json(i)});
+  for (std::size_t i = 0; i < kernel.num_configs(); ++i)
+    out.push_back({kernel.config_id(i), kernel.config_json(i)});
   return out;
 }
 
@@ -112,7 +118,8 @@ ordered_json to_json(const ResultsDatabase& db) {
   if (db.shard) j["shard"] = {{"index", db.shard->index}, {"count", db.shard->count}};
   ordered_json configs = ordered_json::array();
   for (std::size_t i = 0; i < db.configs.size(); ++i) {
-    configs.push_back({{"index", i}, {"id", db.configs[i].id}, {"config", to_ordered(db.configs[i].config)}});
+    configs.push_back(
+        {{"index", i}, {"id", db.configs[i].id}, {"config", to_ordered(db.configs[i].config)}});
   }
   j["configs"] = configs;
   ordered_json shapes = ordered_json::array();
@@ -121,23 +128,55 @@ ordered_json to_json(const ResultsDatabase& db) {
   return j;
 }
 
-std::string serialize(const ResultsDatabase& db) { return to_readable_json(to_json(db)); }
+std::string serialize(const ResultsDatabase& db, ShapeTextCache* cache) {
+  // Exactly what to_readable_json(to_json(db)) prints, with the shapes printed one by one: a
+  // non-empty shapes array never fits on one line, so it is always expanded.
+  ResultsDatabase header = db;
+  header.shapes.clear();
+  const ordered_json head = to_json(header);
+  std::string out = "{\n";
+  for (auto it = head.begin(); it != head.end(); ++it) {
+    if (it.key() == "shapes") continue;
+    out += "  " + ordered_json(it.key()).dump() + ": " + to_readable_json_at(*it, 1) + ",\n";
+  }
+  out += "  \"shapes\": ";
+  if (db.shapes.empty()) return out + "[]\n}\n";
+  out += "[\n";
+  for (std::size_t i = 0; i < db.shapes.size(); ++i) {
+    const ShapeResult& s = db.shapes[i];
+    std::string fresh;
+    const std::string* text = nullptr;
+    if (cache != nullptr) {
+      auto [it, inserted] = cache->try_emplace(s.key);
+      if (inserted) it->second = to_readable_json_at(to_json(s), 2);
+      text = &it->second;
+    } else {
+      fresh = to_readable_json_at(to_json(s), 2);
+      text = &fresh;
+    }
+    out += "    " + *text + (i + 1 < db.shapes.size() ? ",\n" : "\n");
+  }
+  return out + "  ]\n}\n";
+}
 
 ResultsDatabase parse_database(const std::string& text, const std::string& origin) {
-  const std::string keep = "; the file was left untouched (restore it, or pass --force to re-tune over it)";
+  const std::string keep =
+      "; the file was left untouched (restore it, or pass --force to re-tune over it)";
   ordered_json j;
   try {
     j = ordered_json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    throw InvalidArgument(fmt::format("{} is not valid JSON ({} bytes; truncated or corrupt?): {}{}", origin,
-                                      text.size(), e.what(), keep));
+    throw InvalidArgument(
+        fmt::format("{} is not valid JSON ({} bytes; truncated or corrupt?): {}{}", origin,
+                    text.size(), e.what(), keep));
   }
   if (!j.is_object() || !j.contains("format")) {
-    throw InvalidArgument(origin + " is not an aotune results database (no \"format\" field)" + keep);
+    throw InvalidArgument(origin + " is not an aotune results database (no \"format\" field)" +
+                          keep);
   }
   if (j["format"] != kResultsFormat) {
-    throw InvalidArgument(fmt::format("{} has format {}, expected \"{}\"{}", origin, j["format"].dump(),
-                                      kResultsFormat, keep));
+    throw InvalidArgument(fmt::format("{} has format {}, expected \"{}\"{}", origin,
+                                      j["format"].dump(), kResultsFormat, keep));
   }
   try {
     return from_json(j);
@@ -154,18 +193,21 @@ std::optional<ResultsDatabase> load_database(const std::string& path) {
   return parse_database(*text, path);
 }
 
-void save_database(const std::string& path, const ResultsDatabase& db) {
-  write_file_atomically(path, serialize(db));
+void save_database(const std::string& path, const ResultsDatabase& db, ShapeTextCache* cache) {
+  write_file_atomically(path, serialize(db, cache));
 }
 
 std::string incompatibility(const ResultsDatabase& a, const ResultsDatabase& b) {
   if (a.kernel != b.kernel) return "kernel '" + a.kernel + "' vs '" + b.kernel + "'";
   if (a.arch != b.arch) return "architecture " + a.arch + " vs " + b.arch;
-  if (const std::string d = describe_difference(a.device, b.device); !d.empty()) return "device: " + d;
+  if (const std::string d = describe_difference(a.device, b.device); !d.empty())
+    return "device: " + d;
   if (a.source_hash != b.source_hash) {
-    return "kernel source hash " + a.source_hash.substr(0, 12) + " vs " + b.source_hash.substr(0, 12);
+    return "kernel source hash " + a.source_hash.substr(0, 12) + " vs " +
+           b.source_hash.substr(0, 12);
   }
-  if (a.protocol != b.protocol) return "timing protocol " + a.protocol.dump() + " vs " + b.protocol.dump();
+  if (a.protocol != b.protocol)
+    return "timing protocol " + a.protocol.dump() + " vs " + b.protocol.dump();
   if (a.configs.size() != b.configs.size()) {
     return fmt::format("config lists of {} vs {} configs", a.configs.size(), b.configs.size());
   }
@@ -175,8 +217,8 @@ std::string incompatibility(const ResultsDatabase& a, const ResultsDatabase& b) 
     }
   }
   if (a.grid_digest != b.grid_digest || a.grid_shapes != b.grid_shapes) {
-    return fmt::format("shape grid {} ({} shapes) vs {} ({} shapes)", a.grid_digest, a.grid_shapes, b.grid_digest,
-                       b.grid_shapes);
+    return fmt::format("shape grid {} ({} shapes) vs {} ({} shapes)", a.grid_digest, a.grid_shapes,
+                       b.grid_digest, b.grid_shapes);
   }
   return {};
 }

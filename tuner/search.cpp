@@ -11,23 +11,30 @@ Effort parse_effort(std::string_view name) {
   if (name == "none") return Effort::none;
   if (name == "quick") return Effort::quick;
   if (name == "full") return Effort::full;
-  throw InvalidArgument("unknown effort '" + std::string(name) + "' (expected none, quick or full)");
+  throw InvalidArgument("unknown effort '" + std::string(name) +
+                        "' (expected none, quick or full)");
 }
 
 std::string_view to_string(Effort e) {
   switch (e) {
-    case Effort::none: return "none";
-    case Effort::quick: return "quick";
-    case Effort::full: return "full";
+    case Effort::none:
+      return "none";
+    case Effort::quick:
+      return "quick";
+    case Effort::full:
+      return "full";
   }
   return "?";
 }
 
 std::string_view to_string(SearchMode m) {
   switch (m) {
-    case SearchMode::none: return "none";
-    case SearchMode::quick: return "quick";
-    case SearchMode::exhaustive: return "exhaustive";
+    case SearchMode::none:
+      return "none";
+    case SearchMode::quick:
+      return "quick";
+    case SearchMode::exhaustive:
+      return "exhaustive";
   }
   return "?";
 }
@@ -54,7 +61,8 @@ std::vector<std::vector<std::size_t>> one_field_neighbours(const TunableKernel& 
 std::optional<std::size_t> fastest(const std::vector<Cell>& cells) {
   std::optional<std::size_t> best;
   for (std::size_t i = 0; i < cells.size(); ++i) {
-    if (cells[i].ok() && (!best || cells[i].timing.median_us < cells[*best].timing.median_us)) best = i;
+    if (cells[i].ok() && (!best || cells[i].timing.median_us < cells[*best].timing.median_us))
+      best = i;
   }
   return best;
 }
@@ -63,7 +71,8 @@ namespace {
 
 class Search {
  public:
-  Search(const SearchPlan& plan, const MeasureFn& measure) : plan_(plan), measure_(measure), cells_(plan.cells) {
+  Search(const SearchPlan& plan, const MeasureFn& measure)
+      : plan_(plan), measure_(measure), cells_(plan.cells) {
     measured_.assign(cells_.size(), false);
     for (std::size_t i = 0; i < cells_.size(); ++i) {
       if (cells_[i].status == CellStatus::skipped) candidates_.push_back(i);
@@ -84,7 +93,8 @@ class Search {
     if (candidates_.empty()) return;
     std::vector<std::size_t> start = plan_.seeds;
     start.push_back(candidates_.front());
-    for (double q : {0.25, 0.5, 0.75}) start.push_back(candidates_[static_cast<std::size_t>(q * double(candidates_.size() - 1))]);
+    for (double q : {0.25, 0.5, 0.75})
+      start.push_back(candidates_[static_cast<std::size_t>(q * double(candidates_.size() - 1))]);
     for (std::size_t i : start) {
       if (is_candidate(i)) run(i);
     }
@@ -161,7 +171,8 @@ class Search {
   }
 
   bool is_candidate(std::size_t i) const {
-    return i < cells_.size() && !measured_[i] && std::binary_search(candidates_.begin(), candidates_.end(), i);
+    return i < cells_.size() && !measured_[i] &&
+           std::binary_search(candidates_.begin(), candidates_.end(), i);
   }
   const Cell& run(std::size_t i) {
     measured_[i] = true;
@@ -188,7 +199,8 @@ void break_near_ties(const SearchPlan& plan, std::vector<Cell>& cells, const Ret
   std::vector<std::size_t> close;
   for (std::size_t i : ok) {
     if (close.size() >= static_cast<std::size_t>(plan.max_tie_candidates)) break;
-    if (cells[i].timing.median_us <= cells[ok.front()].timing.median_us * (1.0 + plan.near_tie)) close.push_back(i);
+    if (cells[i].timing.median_us <= cells[ok.front()].timing.median_us * (1.0 + plan.near_tie))
+      close.push_back(i);
   }
   if (close.size() < 2) return;
   std::sort(close.begin(), close.end());  // index order: the same call for the same set

@@ -41,7 +41,8 @@ Generator parse_generator(const ordered_json& g, const std::string& where) {
   }
   if (g.contains("seed")) {
     if (!g["seed"].is_number_integer() || g["seed"].get<int64_t>() < 0) {
-      throw InvalidArgument(where + ": 'seed' must be a non-negative integer, got " + g["seed"].dump());
+      throw InvalidArgument(where + ": 'seed' must be a non-negative integer, got " +
+                            g["seed"].dump());
     }
     gen.seed = g["seed"].get<uint64_t>();
   }
@@ -91,14 +92,15 @@ std::string grid_path(const std::string& grid_dir, const std::string& kernel) {
   return grid_dir + "/" + kernel + ".json";
 }
 
-ShapeGrid expand_shape_grid(const ordered_json& doc, const TunableKernel& kernel, const std::string& origin) {
+ShapeGrid expand_shape_grid(const ordered_json& doc, const TunableKernel& kernel,
+                            const std::string& origin) {
   const std::string name(kernel.name());
   if (!doc.is_object() || !doc.contains("generators") || !doc["generators"].is_array()) {
     throw InvalidArgument(origin + ": a shape grid is {\"kernel\": ..., \"generators\": [...]}");
   }
   if (doc.value("kernel", std::string()) != name) {
-    throw InvalidArgument(origin + ": grid is for kernel '" + doc.value("kernel", std::string("?")) +
-                          "', expected '" + name + "'");
+    throw InvalidArgument(origin + ": grid is for kernel '" +
+                          doc.value("kernel", std::string("?")) + "', expected '" + name + "'");
   }
   ShapeGrid grid;
   grid.kernel = name;
@@ -116,7 +118,8 @@ ShapeGrid expand_shape_grid(const ordered_json& doc, const TunableKernel& kernel
         spec["seed"] = mix64(fnv1a64(base_key) ^ mix64(gen.seed)) & 0x7fffffffull;
         GridShape shape;
         shape.info = kernel.describe(spec);
-        if (shape.info.bytes_moved < gen.min_bytes || shape.info.bytes_moved > gen.max_bytes) continue;
+        if (shape.info.bytes_moved < gen.min_bytes || shape.info.bytes_moved > gen.max_bytes)
+          continue;
         seen.insert(base_key);
         shape.spec = shape.info.shape;
         shape.key = shape_key(shape.spec);
@@ -135,8 +138,9 @@ ShapeGrid expand_shape_grid(const ordered_json& doc, const TunableKernel& kernel
 ShapeGrid load_shape_grid(const std::string& path, const TunableKernel& kernel) {
   const auto text = read_file_if_exists(path);
   if (!text) {
-    throw InvalidArgument("no shape grid for kernel '" + std::string(kernel.name()) + "' at " + path +
-                          ": write one (format in tuner/shape_grid.h) or point --grid-dir at its folder");
+    throw InvalidArgument(
+        "no shape grid for kernel '" + std::string(kernel.name()) + "' at " + path +
+        ": write one (format in tuner/shape_grid.h) or point --grid-dir at its folder");
   }
   ordered_json doc;
   try {

@@ -12,18 +12,17 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "kernels/common/tunable_kernel.h"
 
 namespace aotune::tuner {
 
 struct GridShape {
-  int64_t index = 0;   // position in the expanded grid: shard slices and database order use it
-  std::string key;     // canonical text of the normalised spec, unique within the grid
+  int64_t index = 0;    // position in the expanded grid: shard slices and database order use it
+  std::string key;      // canonical text of the normalised spec, unique within the grid
   nlohmann::json spec;  // normalised by the kernel's describe(), seed included
   ProblemInfo info;
 };

@@ -11,7 +11,8 @@ namespace aotune::tuner {
 namespace {
 
 int parse_nonnegative(const std::string& text, const std::string& what) {
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 9) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
+      text.size() > 9) {
     throw InvalidArgument(what + "='" + text + "' is not a non-negative integer");
   }
   return std::stoi(text);
@@ -19,8 +20,9 @@ int parse_nonnegative(const std::string& text, const std::string& what) {
 
 std::string stem(const std::string& db_path) {
   const std::string ext = ".json";
-  return db_path.size() > ext.size() && db_path.ends_with(ext) ? db_path.substr(0, db_path.size() - ext.size())
-                                                               : db_path;
+  return db_path.size() > ext.size() && db_path.ends_with(ext)
+             ? db_path.substr(0, db_path.size() - ext.size())
+             : db_path;
 }
 
 }  // namespace
@@ -28,7 +30,8 @@ std::string stem(const std::string& db_path) {
 ShardSpec parse_shard(const std::string& text, const std::string& source) {
   const auto slash = text.find('/');
   if (slash == std::string::npos) {
-    throw InvalidArgument(source + "='" + text + "' is not of the form i/N (e.g. 0/4: the first of 4 shards)");
+    throw InvalidArgument(source + "='" + text +
+                          "' is not of the form i/N (e.g. 0/4: the first of 4 shards)");
   }
   ShardSpec s;
   s.index = parse_nonnegative(text.substr(0, slash), source + " index");
@@ -49,35 +52,44 @@ ShardSpec resolve_shard(const std::string& option, const GetEnv& getenv) {
   if (const std::string v = env("AOTUNE_SHARD"); !v.empty()) return parse_shard(v, "AOTUNE_SHARD");
   if (const std::string id = env("SLURM_ARRAY_TASK_ID"); !id.empty()) {
     const std::string count = env("SLURM_ARRAY_TASK_COUNT");
-    if (count.empty()) throw InvalidArgument("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; pass --shard i/N");
+    if (count.empty())
+      throw InvalidArgument(
+          "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; pass --shard i/N");
     const std::string step = env("SLURM_ARRAY_TASK_STEP");
     if (!step.empty() && step != "1") {
-      throw InvalidArgument("Slurm array step " + step + " is not 1: use --array=0-(N-1) or pass --shard i/N");
+      throw InvalidArgument("Slurm array step " + step +
+                            " is not 1: use --array=0-(N-1) or pass --shard i/N");
     }
-    const int min = env("SLURM_ARRAY_TASK_MIN").empty() ? 0 : parse_nonnegative(env("SLURM_ARRAY_TASK_MIN"), "SLURM_ARRAY_TASK_MIN");
+    const int min = env("SLURM_ARRAY_TASK_MIN").empty()
+                        ? 0
+                        : parse_nonnegative(env("SLURM_ARRAY_TASK_MIN"), "SLURM_ARRAY_TASK_MIN");
     const int i = parse_nonnegative(id, "SLURM_ARRAY_TASK_ID") - min;
-    return parse_shard(std::to_string(i) + "/" + count, "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT");
+    return parse_shard(std::to_string(i) + "/" + count,
+                       "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT");
   }
   if (const std::string id = env("JOB_COMPLETION_INDEX"); !id.empty()) {
     const std::string count = env("AOTUNE_SHARD_COUNT");
     if (count.empty()) {
-      throw InvalidArgument("JOB_COMPLETION_INDEX is set (Kubernetes indexed job) but AOTUNE_SHARD_COUNT is not: "
-                            "set it to the job's completions, or pass --shard i/N");
+      throw InvalidArgument(
+          "JOB_COMPLETION_INDEX is set (Kubernetes indexed job) but AOTUNE_SHARD_COUNT is not: "
+          "set it to the job's completions, or pass --shard i/N");
     }
     return parse_shard(id + "/" + count, "JOB_COMPLETION_INDEX/AOTUNE_SHARD_COUNT");
   }
   return {};
 }
 
-std::string database_path(const std::string& out_dir, const std::string& arch, const std::string& kernel,
-                          const ShardSpec& shard) {
+std::string database_path(const std::string& out_dir, const std::string& arch,
+                          const std::string& kernel, const ShardSpec& shard) {
   const std::string base = out_dir + "/" + arch + "/" + kernel;
   if (!shard.sharded()) return base + ".json";
-  return base + ".shard-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.count) + ".json";
+  return base + ".shard-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.count) +
+         ".json";
 }
 
 std::string worker_database_path(const std::string& db_path, int worker, int workers) {
-  return stem(db_path) + ".worker-" + std::to_string(worker) + "-of-" + std::to_string(workers) + ".json";
+  return stem(db_path) + ".worker-" + std::to_string(worker) + "-of-" + std::to_string(workers) +
+         ".json";
 }
 
 std::vector<std::string> find_worker_databases(const std::string& db_path) {

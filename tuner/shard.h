@@ -29,9 +29,10 @@ using GetEnv = std::function<const char*(const char*)>;
 ShardSpec resolve_shard(const std::string& option, const GetEnv& getenv);
 
 // <out_dir>/<arch>/<kernel>.json, or <kernel>.shard-i-of-N.json for a shard.
-std::string database_path(const std::string& out_dir, const std::string& arch, const std::string& kernel,
-                          const ShardSpec& shard);
-// The file worker w of W writes while several GPUs share one database: <db stem>.worker-w-of-W.json.
+std::string database_path(const std::string& out_dir, const std::string& arch,
+                          const std::string& kernel, const ShardSpec& shard);
+// The file worker w of W writes while several GPUs share one database: <db
+// stem>.worker-w-of-W.json.
 std::string worker_database_path(const std::string& db_path, int worker, int workers);
 // Worker files left next to `db_path` by an interrupted multi-GPU sweep.
 std::vector<std::string> find_worker_databases(const std::string& db_path);

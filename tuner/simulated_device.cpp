@@ -40,7 +40,9 @@ double feature(const Features& f, std::initializer_list<const char*> names) {
 // Coarse buckets of size, row width and skew: the preferred config changes between regimes but is
 // stable within one, so the data has the structure a decision tree can learn.
 uint64_t regime(const ProblemInfo& info) {
-  const auto bucket = [](double v, double step) { return static_cast<uint64_t>(std::log2(v + 1.0) / step); };
+  const auto bucket = [](double v, double step) {
+    return static_cast<uint64_t>(std::log2(v + 1.0) / step);
+  };
   const uint64_t size = bucket(info.bytes_moved, 4.0);
   const uint64_t width = bucket(feature(info.features, {"M", "N", "T"}), 3.0);
   const uint64_t skewed = feature(info.features, {"skew"}) > 4.0 ? 1 : 0;
@@ -73,10 +75,12 @@ double efficiency(const TunableKernel& kernel, std::size_t config, const Problem
   double eff = 1.0;
   for (auto it = mine.begin(); it != mine.end(); ++it) {
     const auto& values = fields.at(it.key());
-    const auto rank = static_cast<double>(std::find(values.begin(), values.end(), *it) - values.begin());
-    const auto preferred =
-        static_cast<double>(mix64(fnv1a64(std::string(kernel.name()) + "/" + it.key()) ^ r) % values.size());
-    eff *= it->is_number() ? 1.0 - 0.08 * std::abs(rank - preferred) : (rank == preferred ? 1.0 : 0.7);
+    const auto rank =
+        static_cast<double>(std::find(values.begin(), values.end(), *it) - values.begin());
+    const auto preferred = static_cast<double>(
+        mix64(fnv1a64(std::string(kernel.name()) + "/" + it.key()) ^ r) % values.size());
+    eff *=
+        it->is_number() ? 1.0 - 0.08 * std::abs(rank - preferred) : (rank == preferred ? 1.0 : 0.7);
   }
   return std::max(eff, 0.1);
 }
@@ -88,16 +92,20 @@ class SimulatedShapeRunner final : public ShapeRunner {
 
   CheckResult check(std::size_t config) override {
     const SimulationOptions& o = device_.options();
-    if (o.delay_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(o.delay_ms));
+    if (o.delay_ms > 0)
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(o.delay_ms));
     const std::string id = kernel_.config_id(config);
-    if (o.crash_configs.count(id)) {  // a worker dying mid-cell, as a bad kernel would; no core file
+    if (o.crash_configs.count(
+            id)) {  // a worker dying mid-cell, as a bad kernel would; no core file
       const rlimit no_core{0, 0};
       ::setrlimit(RLIMIT_CORE, &no_core);
       std::raise(SIGSEGV);
     }
     if (o.lose_context_configs.count(id)) {
       device_.mark_context_lost();
-      throw CudaError("simulated sticky error: cudaErrorIllegalAddress (an illegal memory access was encountered)");
+      throw CudaError(
+          "simulated sticky error: cudaErrorIllegalAddress (an illegal memory access was "
+          "encountered)");
     }
     CheckResult r;
     r.ok = o.fail_configs.count(id) == 0;
@@ -140,7 +148,8 @@ SimulationOptions SimulationOptions::from_environment(std::string arch) {
     try {
       o.delay_ms = std::stod(d);
     } catch (const std::exception&) {
-      throw InvalidArgument(std::string("AOTUNE_SIM_DELAY_MS='") + d + "' is not a number of milliseconds");
+      throw InvalidArgument(std::string("AOTUNE_SIM_DELAY_MS='") + d +
+                            "' is not a number of milliseconds");
     }
   }
   o.fail_configs = id_list("AOTUNE_SIM_FAIL");
@@ -176,7 +185,8 @@ SimulatedDevice::SimulatedDevice(SimulationOptions options, TimingProtocol proto
   protocol_ = for_device(protocol, info_);
 }
 
-std::unique_ptr<ShapeRunner> SimulatedDevice::prepare(const TunableKernel& kernel, const GridShape& shape) {
+std::unique_ptr<ShapeRunner> SimulatedDevice::prepare(const TunableKernel& kernel,
+                                                      const GridShape& shape) {
   return std::make_unique<SimulatedShapeRunner>(*this, kernel, shape);
 }
 

@@ -6,7 +6,8 @@
 //
 // Test hooks (environment or options): AOTUNE_SIM_DELAY_MS (sleep per cell, so a test can kill a
 // sweep midway), AOTUNE_SIM_FAIL / AOTUNE_SIM_CRASH / AOTUNE_SIM_LOSE_CONTEXT (comma-separated
-// config ids that give a wrong result / kill the process with SIGSEGV / act as a sticky CUDA error).
+// config ids that give a wrong result / kill the process with SIGSEGV / act as a sticky CUDA
+// error).
 #pragma once
 
 #include <map>
@@ -41,7 +42,8 @@ class SimulatedDevice final : public MeasurementDevice {
   SimulatedDevice(SimulationOptions options, TimingProtocol protocol);
   const DeviceInfo& info() const override { return info_; }
   const TimingProtocol& protocol() const override { return protocol_; }
-  std::unique_ptr<ShapeRunner> prepare(const TunableKernel& kernel, const GridShape& shape) override;
+  std::unique_ptr<ShapeRunner> prepare(const TunableKernel& kernel,
+                                       const GridShape& shape) override;
   bool context_lost() override { return context_lost_; }
   double estimate_seconds(const ProblemInfo& info, std::size_t configs) const override;
 

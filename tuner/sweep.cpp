@@ -25,7 +25,9 @@ struct ContextLost {
   std::string phase;
 };
 
-double seconds_until(Clock::time_point t) { return std::chrono::duration<double>(t - Clock::now()).count(); }
+double seconds_until(Clock::time_point t) {
+  return std::chrono::duration<double>(t - Clock::now()).count();
+}
 
 // One shape's inputs, or why they could not be built.
 struct Prepared {
@@ -56,22 +58,24 @@ class Worker {
     }
     std::map<const GridShape*, double> estimate;
     double total = 0;
-    for (const GridShape* s : todo) total += estimate[s] = device_.estimate_seconds(s->info, legal_count(*s));
+    for (const GridShape* s : todo)
+      total += estimate[s] = device_.estimate_seconds(s->info, legal_count(*s));
     Progress progress(job_.label, job_.shapes.size(), job_.shapes.size() - todo.size(), total);
     double left = total;
     std::future<Prepared> next;  // inputs of todo[k + 1], built while todo[k] is measured
     for (std::size_t k = 0; k < todo.size(); ++k) {
       const GridShape* s = todo[k];
       if (job_.deadline && Clock::now() >= *job_.deadline) {
-        spdlog::warn("[{}] the budget is spent: {} shapes left; rerun with --resume to finish", job_.label,
-                     todo.size() - k);
+        spdlog::warn("[{}] the budget is spent: {} shapes left; rerun with --resume to finish",
+                     job_.label, todo.size() - k);
         return kWorkerBudgetSpent;
       }
       // Exhaustive while the rest fits this job's share of the budget, quick once it does not.
-      SearchMode mode = job_.effort == Effort::none ? SearchMode::none
+      SearchMode mode = job_.effort == Effort::none    ? SearchMode::none
                         : job_.effort == Effort::quick ? SearchMode::quick
                                                        : SearchMode::exhaustive;
-      if (mode == SearchMode::exhaustive && job_.share_deadline && left * pace() > seconds_until(*job_.share_deadline)) {
+      if (mode == SearchMode::exhaustive && job_.share_deadline &&
+          left * pace() > seconds_until(*job_.share_deadline)) {
         mode = SearchMode::quick;
       }
       const auto t0 = Clock::now();
@@ -79,21 +83,24 @@ class Worker {
         journal_.write({s->key, -1, "prepare", ""});
         Prepared prepared = next.valid() ? next.get() : Prepared{};
         // Build the next shape's inputs (host work, then an upload) while this one is measured.
-        if (device_.protocol().overlap_inputs && k + 1 < todo.size() && !whole_shape_crashed(*todo[k + 1])) {
+        if (device_.protocol().overlap_inputs && k + 1 < todo.size() &&
+            !whole_shape_crashed(*todo[k + 1])) {
           const GridShape* following = todo[k + 1];
           next = std::async(std::launch::async, [this, following] { return prepare(*following); });
         }
         const ShapeResult result = measure_shape(*s, mode, std::move(prepared));
         db_.put(result);
         journal_.write({s->key, -1, "save", ""});
-        save_database(job_.db_path, db_);
+        save_database(job_.db_path, db_, &printed_);
         progress.shape_done(s->key, estimate[s], outcome(result));
       } catch (const ContextLost& lost) {
         journal_.write({s->key, lost.config, lost.phase, lost.error});
-        spdlog::error("[{}] the CUDA context is lost at config {} of {}: {}", job_.label, lost.config, s->key, lost.error);
+        spdlog::error("[{}] the CUDA context is lost at config {} of {}: {}", job_.label,
+                      lost.config, s->key, lost.error);
         return kWorkerContextLost;
       } catch (const BudgetSpent&) {
-        spdlog::warn("[{}] the budget is spent in the middle of {}; rerun with --resume to finish", job_.label, s->key);
+        spdlog::warn("[{}] the budget is spent in the middle of {}; rerun with --resume to finish",
+                     job_.label, s->key);
         return kWorkerBudgetSpent;
       }
       left -= estimate[s];
@@ -115,10 +122,11 @@ class Worker {
   }
 
   std::string outcome(const ShapeResult& r) const {
-    const auto measured = std::count_if(r.cells.begin(), r.cells.end(), [](const Cell& c) { return c.ok(); });
+    const auto measured =
+        std::count_if(r.cells.begin(), r.cells.end(), [](const Cell& c) { return c.ok(); });
     if (!r.best) return fmt::format("no config passed ({})", r.search);
-    return fmt::format("best {} {:.3f} us ({} ok, {})", db_.configs[*r.best].id, r.cells[*r.best].timing.median_us,
-                       measured, r.search);
+    return fmt::format("best {} {:.3f} us ({} ok, {})", db_.configs[*r.best].id,
+                       r.cells[*r.best].timing.median_us, measured, r.search);
   }
 
   Prepared prepare(const GridShape& s) {
@@ -162,9 +170,12 @@ class Worker {
       if (prepared.error) std::rethrow_exception(prepared.error);
     } catch (const std::exception& e) {
       // Out of memory and friends: the shape cannot run here, but the worker can go on.
-      if (dynamic_cast<const CudaError*>(&e) != nullptr && device_.context_lost()) throw ContextLost{e.what(), -1, "prepare"};
+      if (dynamic_cast<const CudaError*>(&e) != nullptr && device_.context_lost())
+        throw ContextLost{e.what(), -1, "prepare"};
       for (Cell& c : plan.cells) {
-        if (c.status == CellStatus::skipped) c = Cell::with(CellStatus::failed, std::string("could not build the inputs: ") + e.what());
+        if (c.status == CellStatus::skipped)
+          c = Cell::with(CellStatus::failed,
+                         std::string("could not build the inputs: ") + e.what());
       }
       r.cells = std::move(plan.cells);
       return r;
@@ -177,8 +188,10 @@ class Worker {
       try {
         return runner->time_interleaved(configs);
       } catch (const CudaError& e) {
-        if (device_.context_lost()) throw ContextLost{e.what(), static_cast<int64_t>(configs.front()), "retime"};
-        spdlog::warn("[{}] interleaved re-timing failed on {}: {}; keeping the first timings", job_.label, s.key, e.what());
+        if (device_.context_lost())
+          throw ContextLost{e.what(), static_cast<int64_t>(configs.front()), "retime"};
+        spdlog::warn("[{}] interleaved re-timing failed on {}: {}; keeping the first timings",
+                     job_.label, s.key, e.what());
         return {};
       }
     };
@@ -215,6 +228,7 @@ class Worker {
   const WorkerJob& job_;
   ResultsDatabase db_;
   JournalWriter journal_;
+  ShapeTextCache printed_;
   std::vector<std::vector<std::size_t>> neighbours_;
   double spent_ = 0;
   double estimated_ = 0;
@@ -222,28 +236,34 @@ class Worker {
 
 }  // namespace
 
-bool preset_cells(const GridShape& shape, const std::vector<CrashRecord>& crashes, std::vector<Cell>& cells) {
+bool preset_cells(const GridShape& shape, const std::vector<CrashRecord>& crashes,
+                  std::vector<Cell>& cells) {
   cells.assign(shape.info.legality.size(), Cell::with(CellStatus::skipped, ""));
   for (std::size_t i = 0; i < cells.size(); ++i) {
-    if (!shape.info.legality[i].ok) cells[i] = Cell::with(CellStatus::illegal, shape.info.legality[i].reason);
+    if (!shape.info.legality[i].ok)
+      cells[i] = Cell::with(CellStatus::illegal, shape.info.legality[i].reason);
   }
   bool whole_shape = false;
   for (const CrashRecord& r : crashes) {
     if (r.shape_key != shape.key) continue;
     for (std::size_t i = 0; i < cells.size(); ++i) {
       const bool hit = r.config < 0 || static_cast<std::size_t>(r.config) == i;
-      if (hit && cells[i].status != CellStatus::illegal) cells[i] = Cell::with(CellStatus::crashed, r.reason);
+      if (hit && cells[i].status != CellStatus::illegal)
+        cells[i] = Cell::with(CellStatus::crashed, r.reason);
     }
     whole_shape = whole_shape || r.config < 0;
   }
   return !whole_shape;
 }
 
-std::vector<std::size_t> neighbour_seeds(const ResultsDatabase& db, const GridShape& shape, std::size_t count) {
+std::vector<std::size_t> neighbour_seeds(const ResultsDatabase& db, const GridShape& shape,
+                                         std::size_t count) {
   // Only shapes earlier in the grid: the same seeds whether the sweep ran straight or was resumed.
   std::vector<std::pair<double, std::size_t>> near;  // (distance, best config)
   for (const ShapeResult& other : db.shapes) {
-    if (other.index >= shape.index || !other.best || other.features.size() != shape.info.features.size()) continue;
+    if (other.index >= shape.index || !other.best ||
+        other.features.size() != shape.info.features.size())
+      continue;
     double d = 0;
     for (std::size_t f = 0; f < other.features.size(); ++f) {
       const double a = std::log2(1.0 + std::abs(other.features[f].second));
@@ -252,7 +272,8 @@ std::vector<std::size_t> neighbour_seeds(const ResultsDatabase& db, const GridSh
     }
     near.emplace_back(d, *other.best);
   }
-  std::stable_sort(near.begin(), near.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::stable_sort(near.begin(), near.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::size_t> seeds;
   for (const auto& [d, best] : near) {
     if (seeds.size() >= count) break;

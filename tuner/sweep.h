@@ -26,12 +26,12 @@ struct WorkerJob {
   std::vector<std::size_t> shapes;  // indices into grid->shapes, in grid order
   std::string db_path;              // rewritten after every shape
   std::string journal_path;
-  ResultsDatabase start;            // header plus shapes already measured
-  bool reload = false;              // restart: continue from db_path if it exists
+  ResultsDatabase start;  // header plus shapes already measured
+  bool reload = false;    // restart: continue from db_path if it exists
   std::vector<CrashRecord> crashes;
   Effort effort = Effort::full;
   using Clock = std::chrono::steady_clock;
-  std::optional<Clock::time_point> deadline;       // stop here (the budget is spent)
+  std::optional<Clock::time_point> deadline;        // stop here (the budget is spent)
   std::optional<Clock::time_point> share_deadline;  // this job's share: decides full -> quick
   std::string label;                                // for progress lines, e.g. "jagged_sum gpu0"
 };
@@ -40,9 +40,11 @@ int run_worker(MeasurementDevice& device, const WorkerJob& job);
 
 // The cells a shape starts with: illegal from legality, crashed from the crash list, else skipped.
 // Returns false when the whole shape crashed a worker before (then every legal cell is crashed).
-bool preset_cells(const GridShape& shape, const std::vector<CrashRecord>& crashes, std::vector<Cell>& cells);
+bool preset_cells(const GridShape& shape, const std::vector<CrashRecord>& crashes,
+                  std::vector<Cell>& cells);
 
 // Best configs of the measured shapes nearest to `shape` in log-feature space (quick-search seeds).
-std::vector<std::size_t> neighbour_seeds(const ResultsDatabase& db, const GridShape& shape, std::size_t count);
+std::vector<std::size_t> neighbour_seeds(const ResultsDatabase& db, const GridShape& shape,
+                                         std::size_t count);
 
 }  // namespace aotune::tuner

@@ -22,7 +22,9 @@ int reps_for(double estimate_us, const TimingProtocol& p) {
 Timing summarize(std::vector<double> samples_us) {
   std::sort(samples_us.begin(), samples_us.end());
   const std::size_t n = samples_us.size();
-  auto rank = [&](double q) { return samples_us[static_cast<std::size_t>(std::floor(q * double(n - 1) + 0.5))]; };
+  auto rank = [&](double q) {
+    return samples_us[static_cast<std::size_t>(std::floor(q * double(n - 1) + 0.5))];
+  };
   Timing t;
   t.median_us = n % 2 == 1 ? samples_us[n / 2] : 0.5 * (samples_us[n / 2 - 1] + samples_us[n / 2]);
   t.p10_us = rank(0.1);
@@ -34,7 +36,8 @@ Timing summarize(std::vector<double> samples_us) {
 nlohmann::ordered_json to_json(const TimingProtocol& p, const std::string& effort) {
   nlohmann::ordered_json j;
   j["timer"] = p.simulated ? "simulated cost model (no GPU)" : "CUDA events around each launch";
-  j["check"] = "output poisoned with NaN, one launch compared with the float64 reference before timing";
+  j["check"] =
+      "output poisoned with NaN, one launch compared with the float64 reference before timing";
   j["warmup_launches"] = p.warmup;
   j["target_ms_per_config"] = p.target_ms;
   j["min_reps"] = p.min_reps;
@@ -43,10 +46,12 @@ nlohmann::ordered_json to_json(const TimingProtocol& p, const std::string& effor
   j["l2_flush"] = "cudaMemsetAsync between repetitions, outside the timed region";
   j["statistics"] = "median, p10, p90 (nearest rank) in microseconds";
   j["near_tie"] = p.near_tie;
-  j["tie_break"] = "configs within near_tie of the best are re-timed interleaved (their cells hold the "
-                   "re-timed statistics); then lowest median, then lowest config index";
-  j["inputs"] = p.overlap_inputs ? "the next shape's inputs are built on a second thread while this one is timed"
-                                 : "built before each shape, nothing else running";
+  j["tie_break"] =
+      "configs within near_tie of the best are re-timed interleaved (their cells hold the "
+      "re-timed statistics); then lowest median, then lowest config index";
+  j["inputs"] = p.overlap_inputs
+                    ? "the next shape's inputs are built on a second thread while this one is timed"
+                    : "built before each shape, nothing else running";
   j["effort"] = effort;
   return j;
 }

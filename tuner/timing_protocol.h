@@ -4,23 +4,22 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "tuner/cell.h"
 
 namespace aotune::tuner {
 
 struct TimingProtocol {
-  int warmup = 3;                 // untimed launches before the repetitions
-  double target_ms = 2.0;         // repetitions are sized so their kernel time adds up to this
+  int warmup = 3;          // untimed launches before the repetitions
+  double target_ms = 2.0;  // repetitions are sized so their kernel time adds up to this
   int min_reps = 5;
   int max_reps = 100;
-  int64_t l2_flush_bytes = 0;     // written between repetitions, outside the timed region (2x L2)
-  double near_tie = 0.02;         // configs this close to the best are re-timed interleaved
-  int max_tie_candidates = 4;     // at most this many, the best included
-  bool simulated = false;         // times come from the cost model, not from events
+  int64_t l2_flush_bytes = 0;  // written between repetitions, outside the timed region (2x L2)
+  double near_tie = 0.02;      // configs this close to the best are re-timed interleaved
+  int max_tie_candidates = 4;  // at most this many, the best included
+  bool simulated = false;      // times come from the cost model, not from events
   // Build the next shape's inputs on a second thread while this one is timed. The host work (random
   // data, float64 reference) is most of a sweep's time; its upload may overlap a few repetitions.
   bool overlap_inputs = true;

@@ -31,7 +31,8 @@ std::vector<const TunableKernel*> selected_kernels(const TuneOptions& o) {
 }
 
 // The expanded grids, with the estimated H200 time of each shape (estimate_gpu_seconds).
-void list_shapes(const std::vector<ShapeGrid>& grids, const ShardSpec& shard, const TuneOptions& o) {
+void list_shapes(const std::vector<ShapeGrid>& grids, const ShardSpec& shard,
+                 const TuneOptions& o) {
   const TimingProtocol protocol = for_device(o.protocol, simulated_device_info("sm90"));
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   double grand_total = 0;
@@ -47,16 +48,21 @@ void list_shapes(const std::vector<ShapeGrid>& grids, const ShardSpec& shard, co
       large += s.info.bytes_moved >= 256e6 ? 1 : 0;
       total += est;
       if (o.json) {
-        all.push_back({{"kernel", g.kernel}, {"index", s.index}, {"key", s.key}, {"bytes_moved", s.info.bytes_moved},
-                       {"legal_configs", legal}, {"estimated_seconds", std::round(est * 1000.0) / 1000.0}});
+        all.push_back({{"kernel", g.kernel},
+                       {"index", s.index},
+                       {"key", s.key},
+                       {"bytes_moved", s.info.bytes_moved},
+                       {"legal_configs", legal},
+                       {"estimated_seconds", std::round(est * 1000.0) / 1000.0}});
       } else {
-        fmt::print("{:<22} {:>4} {:>14.0f} {:>3} {:>7.2f}s  {}\n", g.kernel, s.index, s.info.bytes_moved, legal, est, s.key);
+        fmt::print("{:<22} {:>4} {:>14.0f} {:>3} {:>7.2f}s  {}\n", g.kernel, s.index,
+                   s.info.bytes_moved, legal, est, s.key);
       }
     }
     grand_total += total;
     if (!o.json) {
-      fmt::print("{:<22} {} shapes, {} of them >= 256 MB; about {} on an H200 (grid digest {})\n", g.kernel, count,
-                 large, format_duration(total), g.digest);
+      fmt::print("{:<22} {} shapes, {} of them >= 256 MB; about {} on an H200 (grid digest {})\n",
+                 g.kernel, count, large, format_duration(total), g.digest);
     }
   }
   if (o.json) {
@@ -66,33 +72,40 @@ void list_shapes(const std::vector<ShapeGrid>& grids, const ShardSpec& shard, co
   }
 }
 
-void assert_cache_hit(const TuneOptions& o, const std::vector<ShapeGrid>& grids, const ShardSpec& shard,
-                            const std::string& arch) {
+void assert_cache_hit(const TuneOptions& o, const std::vector<ShapeGrid>& grids,
+                      const ShardSpec& shard, const std::string& arch) {
   std::vector<CacheMiss> misses;
   for (const ShapeGrid& g : grids) {
-    const auto m = find_cache_misses(find_kernel(g.kernel), g, shard, arch, database_path(o.out_dir, arch, g.kernel, shard),
-                                     o.simulate);
+    const auto m = find_cache_misses(find_kernel(g.kernel), g, shard, arch,
+                                     database_path(o.out_dir, arch, g.kernel, shard), o.simulate);
     misses.insert(misses.end(), m.begin(), m.end());
   }
   if (o.json) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const auto& m : misses) list.push_back({{"kernel", m.kernel}, {"arch", m.arch}, {"shape", m.shape_key}, {"reason", m.reason}});
-    fmt::print("{}\n", nlohmann::ordered_json{{"cache_hit", misses.empty()}, {"missing", list}}.dump(2));
+    for (const auto& m : misses)
+      list.push_back(
+          {{"kernel", m.kernel}, {"arch", m.arch}, {"shape", m.shape_key}, {"reason", m.reason}});
+    fmt::print("{}\n",
+               nlohmann::ordered_json{{"cache_hit", misses.empty()}, {"missing", list}}.dump(2));
   } else {
-    for (const auto& m : misses) fmt::print("MISSING {} {} {}: {}\n", m.kernel, m.arch, m.shape_key, m.reason);
+    for (const auto& m : misses)
+      fmt::print("MISSING {} {} {}: {}\n", m.kernel, m.arch, m.shape_key, m.reason);
   }
   if (misses.empty()) {
-    spdlog::info("cache hit: every shape of {} kernel(s) on {} has a current measurement", grids.size(), arch);
+    spdlog::info("cache hit: every shape of {} kernel(s) on {} has a current measurement",
+                 grids.size(), arch);
     return;
   }
-  throw CacheMissError(fmt::format("cache miss: {} shape(s) lack a current measurement on {} (listed above); run "
-                              "'aot-runner tune --resume' (or --force after a kernel change) on a {} GPU and commit "
-                              "the databases",
-                              misses.size(), arch, arch));
+  throw CacheMissError(fmt::format(
+      "cache miss: {} shape(s) lack a current measurement on {} (listed above); run "
+      "'aot-runner tune --resume' (or --force after a kernel change) on a {} GPU and commit "
+      "the databases",
+      misses.size(), arch, arch));
 }
 
 nlohmann::ordered_json kernel_summary(const KernelState& st, const std::string& status) {
-  std::map<std::string, int64_t> cells = {{"ok", 0}, {"illegal", 0}, {"failed", 0}, {"crashed", 0}, {"skipped", 0}};
+  std::map<std::string, int64_t> cells = {
+      {"ok", 0}, {"illegal", 0}, {"failed", 0}, {"crashed", 0}, {"skipped", 0}};
   std::size_t measured = 0;
   if (auto db = load_database(st.db_path)) {
     measured = db->shapes.size();
@@ -116,9 +129,11 @@ nlohmann::ordered_json kernel_summary(const KernelState& st, const std::string& 
 
 void run_tune(const TuneOptions& o) {
   const auto t0 = Clock::now();
-  if (o.resume && o.force) throw InvalidArgument("--resume and --force contradict each other: pick one");
+  if (o.resume && o.force)
+    throw InvalidArgument("--resume and --force contradict each other: pick one");
   const ShardSpec shard = resolve_shard(o.shard, [](const char* n) { return std::getenv(n); });
-  if (shard.sharded()) spdlog::info("shard {}/{} (from {})", shard.index, shard.count, shard.source);
+  if (shard.sharded())
+    spdlog::info("shard {}/{} (from {})", shard.index, shard.count, shard.source);
 
   std::vector<ShapeGrid> grids;
   for (const TunableKernel* k : selected_kernels(o)) {
@@ -129,16 +144,19 @@ void run_tune(const TuneOptions& o) {
     return;
   }
   const char* env_assert = std::getenv("AOTUNE_ASSERT_CACHE_HIT");
-  const bool assert_cache = o.assert_cache_hit || (env_assert != nullptr && std::string(env_assert) == "1");
+  const bool assert_cache =
+      o.assert_cache_hit || (env_assert != nullptr && std::string(env_assert) == "1");
   if (assert_cache && (!o.arch.empty() || o.simulate)) {
     return assert_cache_hit(o, grids, shard, o.arch.empty() ? "sm90" : o.arch);
   }
   const DeviceSetup setup = setup_devices(o);
   if (assert_cache) return assert_cache_hit(o, grids, shard, setup.info.arch());
-  if (o.arch.empty() && o.simulate) spdlog::info("simulating an sm90 device (--arch picks another)");
+  if (o.arch.empty() && o.simulate)
+    spdlog::info("simulating an sm90 device (--arch picks another)");
 
-  spdlog::info("tuning on {} ({}, {} SMs){}: {} device(s), effort {}", setup.info.name, setup.info.arch(),
-               setup.info.sm_count, setup.simulate ? " [simulated]" : "", setup.ordinals.size(), to_string(o.effort));
+  spdlog::info("tuning on {} ({}, {} SMs){}: {} device(s), effort {}", setup.info.name,
+               setup.info.arch(), setup.info.sm_count, setup.simulate ? " [simulated]" : "",
+               setup.ordinals.size(), to_string(o.effort));
   std::vector<KernelState> states;
   for (ShapeGrid& g : grids) {
     const TunableKernel& kernel = find_kernel(g.kernel);
@@ -149,12 +167,15 @@ void run_tune(const TuneOptions& o) {
   std::vector<double> estimates;
   for (const KernelState& st : states) {
     double e = 0;
-    for (std::size_t i : st.remaining) e += estimate_gpu_seconds(st.grid.shapes[i].info, st.kernel->num_configs(), setup.protocol);
+    for (std::size_t i : st.remaining)
+      e += estimate_gpu_seconds(st.grid.shapes[i].info, st.kernel->num_configs(), setup.protocol);
     estimates.push_back(e);
   }
   const std::optional<Clock::time_point> deadline =
-      o.budget_seconds > 0 ? std::optional(t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.budget_seconds)))
-                           : std::nullopt;
+      o.budget_seconds > 0
+          ? std::optional(t0 + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(o.budget_seconds)))
+          : std::nullopt;
 
   nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
   int restarts = 0;
@@ -163,10 +184,11 @@ void run_tune(const TuneOptions& o) {
     KernelState& st = states[k];
     std::string status = "up to date";
     if (st.up_to_date) {
-      spdlog::info("[{}] {} is complete and current: nothing to do (--force re-tunes)", st.kernel->name(), st.db_path);
+      spdlog::info("[{}] {} is complete and current: nothing to do (--force re-tunes)",
+                   st.kernel->name(), st.db_path);
     } else {
-      // Written before measuring: it folds in pieces of an interrupted multi-GPU run (deleted after)
-      // and, under --force, replaces what was there.
+      // Written before measuring: it folds in pieces of an interrupted multi-GPU run (deleted
+      // after) and, under --force, replaces what was there.
       save_database(st.db_path, st.base);
       for (const std::string& p : st.leftovers) remove_file_if_exists(p);
       std::optional<Clock::time_point> share;
@@ -174,10 +196,12 @@ void run_tune(const TuneOptions& o) {
         double rest = 0;
         for (std::size_t j = k; j < estimates.size(); ++j) rest += estimates[j];
         const double left = std::chrono::duration<double>(*deadline - Clock::now()).count();
-        share = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                   std::chrono::duration<double>(rest > 0 ? left * estimates[k] / rest : left));
+        share = Clock::now() +
+                std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double>(rest > 0 ? left * estimates[k] / rest : left));
       }
-      spdlog::info("[{}] {} of {} shapes to measure -> {}", st.kernel->name(), st.remaining.size(), st.mine.size(), st.db_path);
+      spdlog::info("[{}] {} of {} shapes to measure -> {}", st.kernel->name(), st.remaining.size(),
+                   st.mine.size(), st.db_path);
       PoolResult r;
       if (!st.remaining.empty()) r = run_worker_pool(o, setup, st, deadline, share);
       restarts += r.restarts;
@@ -191,8 +215,9 @@ void run_tune(const TuneOptions& o) {
   }
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
   for (const auto& j : kernels) {
-    spdlog::info("{}: {} ({}/{} shapes, {} this run) -> {}", j["kernel"].get<std::string>(), j["status"].get<std::string>(),
-                 j["measured"].get<std::size_t>(), j["shapes"].get<std::size_t>(), j["measured_this_run"].get<std::size_t>(),
+    spdlog::info("{}: {} ({}/{} shapes, {} this run) -> {}", j["kernel"].get<std::string>(),
+                 j["status"].get<std::string>(), j["measured"].get<std::size_t>(),
+                 j["shapes"].get<std::size_t>(), j["measured_this_run"].get<std::size_t>(),
                  j["output"].get<std::string>());
   }
   if (!complete) spdlog::warn("the sweep stopped before the end; rerun with --resume to finish it");

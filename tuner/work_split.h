@@ -8,6 +8,7 @@
 namespace aotune::tuner {
 
 // costs[i] is the estimated seconds of item i. Returns, per worker, its items in ascending order.
-std::vector<std::vector<std::size_t>> split_by_cost(const std::vector<double>& costs, std::size_t workers);
+std::vector<std::vector<std::size_t>> split_by_cost(const std::vector<double>& costs,
+                                                    std::size_t workers);
 
 }  // namespace aotune::tuner

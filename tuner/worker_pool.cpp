@@ -1,9 +1,8 @@
 #include "tuner/worker_pool.h"
 
-#include <sys/stat.h>
-
 #include <fmt/core.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 
 #include <csignal>
 #include <thread>
@@ -51,8 +50,9 @@ void start(Slot& slot, const DeviceSetup& setup) {
 }
 
 // What to record for the cell a dead worker was running; nullopt when it died outside any cell.
-std::optional<CrashRecord> crash_record(const Slot& slot, const ChildStatus& status, const TunableKernel& kernel,
-                                        bool timed_out, double timeout) {
+std::optional<CrashRecord> crash_record(const Slot& slot, const ChildStatus& status,
+                                        const TunableKernel& kernel, bool timed_out,
+                                        double timeout) {
   const auto entry = read_journal(slot.job.journal_path);
   if (!entry || entry->shape_key.empty() || entry->phase == "save") return std::nullopt;
   std::string reason;
@@ -64,8 +64,8 @@ std::optional<CrashRecord> crash_record(const Slot& slot, const ChildStatus& sta
     reason = "the worker process died (" + status.describe() + ")";
   }
   if (entry->config >= 0) {
-    reason += fmt::format(" while running {} ({})", kernel.config_id(static_cast<std::size_t>(entry->config)),
-                          entry->phase);
+    reason += fmt::format(" while running {} ({})",
+                          kernel.config_id(static_cast<std::size_t>(entry->config)), entry->phase);
   } else {
     reason += " while building the inputs";
   }
@@ -74,8 +74,8 @@ std::optional<CrashRecord> crash_record(const Slot& slot, const ChildStatus& sta
 
 }  // namespace
 
-PoolResult run_worker_pool(const TuneOptions& o, const DeviceSetup& setup, KernelState& st, Deadline deadline,
-                           Deadline share_deadline) {
+PoolResult run_worker_pool(const TuneOptions& o, const DeviceSetup& setup, KernelState& st,
+                           Deadline deadline, Deadline share_deadline) {
   const std::string name(st.kernel->name());
   std::vector<double> costs;
   for (std::size_t i : st.remaining) {
@@ -96,7 +96,9 @@ PoolResult run_worker_pool(const TuneOptions& o, const DeviceSetup& setup, Kerne
     job.grid = &st.grid;
     for (std::size_t k : split[w]) job.shapes.push_back(st.remaining[k]);
     // One worker writes the database itself; several write pieces that are merged at the end.
-    job.db_path = workers == 1 ? st.db_path : worker_database_path(st.db_path, static_cast<int>(w), static_cast<int>(workers));
+    job.db_path = workers == 1 ? st.db_path
+                               : worker_database_path(st.db_path, static_cast<int>(w),
+                                                      static_cast<int>(workers));
     job.journal_path = journal_path(job.db_path);
     job.start = st.base;
     if (workers > 1) job.start.shapes.clear();
@@ -104,7 +106,9 @@ PoolResult run_worker_pool(const TuneOptions& o, const DeviceSetup& setup, Kerne
     job.effort = o.effort;
     job.deadline = deadline;
     job.share_deadline = share_deadline;
-    job.label = workers == 1 ? name : fmt::format("{} {}{}", name, setup.simulate ? "sim" : "gpu", slot.ordinal);
+    job.label = workers == 1
+                    ? name
+                    : fmt::format("{} {}{}", name, setup.simulate ? "sim" : "gpu", slot.ordinal);
     start(slot, setup);
   }
 
@@ -128,30 +132,35 @@ PoolResult run_worker_pool(const TuneOptions& o, const DeviceSetup& setup, Kerne
         result.budget_spent = result.budget_spent || status->code == kWorkerBudgetSpent;
         continue;
       }
-      if (status->signaled && (status->signal == SIGINT || status->signal == SIGTERM || status->signal == SIGHUP ||
-                               status->signal == SIGQUIT)) {
+      if (status->signaled && (status->signal == SIGINT || status->signal == SIGTERM ||
+                               status->signal == SIGHUP || status->signal == SIGQUIT)) {
         // Someone stopped it, no config's fault: stop the sweep rather than blame a cell.
-        throw Error(fmt::format("the {} worker on device {} was stopped ({}); rerun with --resume to continue",
-                                name, slot.ordinal, status->describe()));
+        throw Error(fmt::format(
+            "the {} worker on device {} was stopped ({}); rerun with --resume to continue", name,
+            slot.ordinal, status->describe()));
       }
       const bool crashed = timed_out || status->signaled || status->code == kWorkerContextLost;
       if (!crashed) {
-        throw Error(fmt::format("the {} worker on device {} failed ({}); see the messages above. Results so far are "
-                                "kept: fix the cause and rerun with --resume",
-                                name, slot.ordinal, status->describe()));
+        throw Error(fmt::format(
+            "the {} worker on device {} failed ({}); see the messages above. Results so far are "
+            "kept: fix the cause and rerun with --resume",
+            name, slot.ordinal, status->describe()));
       }
       if (++slot.restarts > o.max_restarts) {
-        throw Error(fmt::format("the {} worker on device {} crashed {} times; giving up (raise --max-restarts or "
-                                "look at the crashed cells in {}). Rerun with --resume to continue",
-                                name, slot.ordinal, slot.restarts, crashes_path(st.db_path)));
+        throw Error(fmt::format(
+            "the {} worker on device {} crashed {} times; giving up (raise --max-restarts or "
+            "look at the crashed cells in {}). Rerun with --resume to continue",
+            name, slot.ordinal, slot.restarts, crashes_path(st.db_path)));
       }
-      if (auto record = crash_record(slot, *status, *st.kernel, timed_out, o.cell_timeout_seconds)) {
-        spdlog::warn("[{}] {} on {}; recorded as crashed, restarting the worker", slot.job.label, record->reason,
-                     record->shape_key);
+      if (auto record =
+              crash_record(slot, *status, *st.kernel, timed_out, o.cell_timeout_seconds)) {
+        spdlog::warn("[{}] {} on {}; recorded as crashed, restarting the worker", slot.job.label,
+                     record->reason, record->shape_key);
         st.crashes.push_back(*record);
         save_crash_records(crashes_path(st.db_path), st.crashes);
       } else {
-        spdlog::warn("[{}] the worker died ({}) between cells; restarting it", slot.job.label, status->describe());
+        spdlog::warn("[{}] the worker died ({}) between cells; restarting it", slot.job.label,
+                     status->describe());
       }
       ++result.restarts;
       slot.job.crashes = st.crashes;
@@ -168,7 +177,8 @@ PoolResult run_worker_pool(const TuneOptions& o, const DeviceSetup& setup, Kerne
   if (workers > 1) {
     std::vector<std::pair<std::string, ResultsDatabase>> pieces = {{st.db_path, st.base}};
     for (Slot& slot : slots) {
-      if (auto db = load_database(slot.job.db_path)) pieces.emplace_back(slot.job.db_path, std::move(*db));
+      if (auto db = load_database(slot.job.db_path))
+        pieces.emplace_back(slot.job.db_path, std::move(*db));
     }
     ResultsDatabase merged = merge_databases(pieces);
     merged.shard = st.base.shard;

@@ -20,7 +20,7 @@ using Deadline = std::optional<std::chrono::steady_clock::time_point>;
 
 // `deadline` stops the sweep; `share_deadline` is this kernel's share of the budget (full effort
 // turns quick past it). Throws aotune::Error when a worker fails for good.
-PoolResult run_worker_pool(const TuneOptions& o, const DeviceSetup& setup, KernelState& st, Deadline deadline,
-                           Deadline share_deadline);
+PoolResult run_worker_pool(const TuneOptions& o, const DeviceSetup& setup, KernelState& st,
+                           Deadline deadline, Deadline share_deadline);
 
 }  // namespace aotune::tuner

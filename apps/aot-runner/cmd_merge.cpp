@@ -13,7 +13,8 @@
 namespace aotune::cli {
 
 void register_merge(CLI::App& app) {
-  auto* cmd = app.add_subcommand("merge", "Combine shard databases of one sweep into one results database");
+  auto* cmd =
+      app.add_subcommand("merge", "Combine shard databases of one sweep into one results database");
   cmd->footer(R"(Example:
   aot-runner merge configs/sm90/jagged_sum.shard-*-of-4.json -o configs/sm90/jagged_sum.json
 Refuses databases from different devices, architectures, kernels, kernel sources, protocols, config
@@ -35,11 +36,13 @@ lists or grids, and one shape with two different results.)");
     const tuner::ResultsDatabase merged = tuner::merge_databases(dbs);
     tuner::save_database(*output, merged);
     const auto shapes = static_cast<int64_t>(merged.shapes.size());
-    spdlog::info("merged {} database(s) into {}: {} of {} grid shapes", dbs.size(), *output, shapes, merged.grid_shapes);
+    spdlog::info("merged {} database(s) into {}: {} of {} grid shapes", dbs.size(), *output, shapes,
+                 merged.grid_shapes);
     if (shapes < merged.grid_shapes) {
-      spdlog::warn("{} lacks {} shapes of the grid: merge the missing shards too, or finish it with "
-                   "'aot-runner tune --resume'",
-                   *output, merged.grid_shapes - shapes);
+      spdlog::warn(
+          "{} lacks {} shapes of the grid: merge the missing shards too, or finish it with "
+          "'aot-runner tune --resume'",
+          *output, merged.grid_shapes - shapes);
     }
     if (*json) {
       const nlohmann::ordered_json j = {{"output", *output},

@@ -31,44 +31,61 @@ Simulated device hooks: AOTUNE_SIM_DELAY_MS, AOTUNE_SIM_FAIL, AOTUNE_SIM_CRASH, 
 }  // namespace
 
 void register_tune(CLI::App& app) {
-  auto* cmd = app.add_subcommand("tune", "Time every legal config of each kernel over its shape grid and write "
-                                         "results databases (configs/<arch>/<kernel>.json)");
+  auto* cmd =
+      app.add_subcommand("tune",
+                         "Time every legal config of each kernel over its shape grid and write "
+                         "results databases (configs/<arch>/<kernel>.json)");
   cmd->footer(kTuneFooter);
   auto o = std::make_shared<tuner::TuneOptions>();
   auto device = std::make_shared<std::string>("gpu");
   auto effort = std::make_shared<std::string>("full");
-  cmd->add_option("-k,--kernel", o->kernels, "Kernels to tune, comma-separated (default: every registered kernel)")
+  cmd->add_option("-k,--kernel", o->kernels,
+                  "Kernels to tune, comma-separated (default: every registered kernel)")
       ->delimiter(',');
-  cmd->add_option("--grid-dir", o->grid_dir, "Folder of the shape grids <kernel>.json (default: configs/grids)");
-  cmd->add_option("--out-dir", o->out_dir, "Databases go to <out-dir>/<arch>/<kernel>.json (default: configs)");
-  cmd->add_option("--device", *device, "gpu, or sim for the deterministic simulated device (default: gpu)")
+  cmd->add_option("--grid-dir", o->grid_dir,
+                  "Folder of the shape grids <kernel>.json (default: configs/grids)");
+  cmd->add_option("--out-dir", o->out_dir,
+                  "Databases go to <out-dir>/<arch>/<kernel>.json (default: configs)");
+  cmd->add_option("--device", *device,
+                  "gpu, or sim for the deterministic simulated device (default: gpu)")
       ->check(CLI::IsMember({"gpu", "sim"}));
-  cmd->add_option("--devices", o->devices, "GPUs to use, one worker each: all, or ordinals such as 0,1 (default: 0)");
-  cmd->add_option("--shard", o->shard, "Tune only shapes with index % N == i, given as i/N (0/1: no sharding)");
+  cmd->add_option("--devices", o->devices,
+                  "GPUs to use, one worker each: all, or ordinals such as 0,1 (default: 0)");
+  cmd->add_option("--shard", o->shard,
+                  "Tune only shapes with index % N == i, given as i/N (0/1: no sharding)");
   cmd->add_option("--arch", o->arch,
-                  "Architecture such as sm90: with --assert-cache-hit, check it without a GPU; with --device sim, "
+                  "Architecture such as sm90: with --assert-cache-hit, check it without a GPU; "
+                  "with --device sim, "
                   "the one simulated");
-  cmd->add_option("--effort", *effort, "full (exhaustive; quick where the budget is short), quick or none")
+  cmd->add_option("--effort", *effort,
+                  "full (exhaustive; quick where the budget is short), quick or none")
       ->check(CLI::IsMember({"none", "quick", "full"}));
-  cmd->add_option("--budget-seconds", o->budget_seconds, "Stop cleanly after this many seconds (resumable; 0: none)");
+  cmd->add_option("--budget-seconds", o->budget_seconds,
+                  "Stop cleanly after this many seconds (resumable; 0: none)");
   cmd->add_flag("--resume", o->resume, "Keep every shape already measured and measure the rest");
-  cmd->add_flag("--force", o->force, "Re-tune everything, replacing existing (even unreadable) databases");
+  cmd->add_flag("--force", o->force,
+                "Re-tune everything, replacing existing (even unreadable) databases");
   cmd->add_flag("--assert-cache-hit", o->assert_cache_hit,
                 "Measure nothing; fail listing shapes missing or tuned on another kernel source "
                 "(also AOTUNE_ASSERT_CACHE_HIT=1)");
   cmd->add_flag("--list-shapes", o->list_shapes, "Print the expanded shape grids and exit");
   cmd->add_flag("--json", o->json, "Print a JSON summary on stdout at the end");
-  cmd->add_option("--max-restarts", o->max_restarts, "Worker restarts allowed per kernel and GPU (default: 20)");
-  cmd->add_option("--cell-timeout", o->cell_timeout_seconds,
-                  "Kill a worker silent this many seconds; its cell is recorded as crashed (default: 600)");
-  cmd->add_option("--target-ms", o->protocol.target_ms, "Kernel time to accumulate per config (default: 2)");
+  cmd->add_option("--max-restarts", o->max_restarts,
+                  "Worker restarts allowed per kernel and GPU (default: 20)");
+  cmd->add_option(
+      "--cell-timeout", o->cell_timeout_seconds,
+      "Kill a worker silent this many seconds; its cell is recorded as crashed (default: 600)");
+  cmd->add_option("--target-ms", o->protocol.target_ms,
+                  "Kernel time to accumulate per config (default: 2)");
   cmd->add_option("--min-reps", o->protocol.min_reps, "Fewest timed repetitions (default: 5)");
   cmd->add_option("--max-reps", o->protocol.max_reps, "Most timed repetitions (default: 100)");
   cmd->add_option("--warmup", o->protocol.warmup, "Untimed launches before timing (default: 3)");
   auto serial_inputs = std::make_shared<bool>(false);
   cmd->add_flag("--no-overlap", *serial_inputs,
-                "Build each shape's inputs only after the previous shape is measured (slower, nothing overlaps timing)");
-  cmd->add_option("--sim-delay-ms", o->sim_delay_ms, "Simulated device: sleep per cell (default: AOTUNE_SIM_DELAY_MS or 0)");
+                "Build each shape's inputs only after the previous shape is measured (slower, "
+                "nothing overlaps timing)");
+  cmd->add_option("--sim-delay-ms", o->sim_delay_ms,
+                  "Simulated device: sleep per cell (default: AOTUNE_SIM_DELAY_MS or 0)");
   cmd->callback([o, device, effort, serial_inputs] {
     tuner::route_logs_to_stderr();
     o->protocol.overlap_inputs = !*serial_inputs;

@@ -24,9 +24,8 @@ namespace {
 
 template <typename Tables>
 void add_kernel(std::vector<KernelHeuristic>& out, std::vector<std::string>* warnings, int arch) {
-  if constexpr (Tables::tree.empty())
-    return;  // not tuned for this architecture
-  else {
+  // Untuned kernels have empty tables: nothing to add, and nothing to instantiate for them.
+  if constexpr (!Tables::tree.empty()) {
     KernelHeuristic h;
     h.kernel = std::string(Tables::kernel);
     h.arch = arch;
