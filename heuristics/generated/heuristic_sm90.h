@@ -9,7 +9,7 @@
 //   held-out slowdown vs per-shape best (5-fold CV): geomean 1.2161, p95 2.4818, max 11.8441
 //   (4 held-out picks were configs the sweep did not time there: slowdown imputed)
 //   best single config block_row.t512.v1: geomean 2.7160
-//   default config block_row.t256.v1: geomean 4.4812
+//   default config block_row.t512.v1: geomean 2.7160
 //   8 configs, tree depth 10 (max depth 10 and min leaf 2 from cross-validation)
 // jagged_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 191 shapes
 //   database configs/sm90/jagged_mean.json
@@ -18,7 +18,7 @@
 //   held-out slowdown vs per-shape best (5-fold CV): geomean 1.2480, p95 2.8001, max 36.2836
 //   (9 held-out picks were configs the sweep did not time there: slowdown imputed)
 //   best single config block_row.t512.v1: geomean 2.8437
-//   default config block_row.t256.v1: geomean 5.0125
+//   default config block_row.t512.v1: geomean 2.8437
 //   8 configs, tree depth 8 (max depth 8 and min leaf 4 from cross-validation)
 // jagged_dense_add: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 168 shapes
 //   database configs/sm90/jagged_dense_add.json
@@ -27,7 +27,7 @@
 //   held-out slowdown vs per-shape best (5-fold CV): geomean 1.1325, p95 2.0000, max 3.9382
 //   (13 held-out picks were configs the sweep did not time there: slowdown imputed)
 //   best single config row_block.t256.r4.v2: geomean 1.2097
-//   default config flat.t256.v1: geomean 1.9056
+//   default config row_block.t128.r1.v1: geomean 1.5555
 //   8 configs, tree depth 3 (max depth 3 and min leaf 8 from cross-validation)
 // causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 154 shapes
 //   database configs/sm90/causal_trailing_mean.json
@@ -36,7 +36,7 @@
 //   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0697, p95 1.1205, max 22.5765
 //   (2 held-out picks were configs the sweep did not time there: slowdown imputed)
 //   best single config block.t128.i1.s1: geomean 1.4593
-//   default config block.t256.i4.row: geomean 4.1384
+//   default config block.t128.i8.row: geomean 3.1086
 //   8 configs, tree depth 3 (max depth 3 and min leaf 4 from cross-validation)
 // clang-format off
 #pragma once
