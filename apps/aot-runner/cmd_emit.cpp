@@ -27,7 +27,9 @@ void refuse_simulated_into_repository(const codegen::EmitOptions& o) {
   std::error_code ec;
   const fs::path out = fs::weakly_canonical(o.out_dir, ec);
   const fs::path repo_generated = fs::weakly_canonical("heuristics/generated", ec);
-  if (o.allow_simulated && out == repo_generated) {
+  // Any checkout's heuristics/generated counts, not only the one under the current directory.
+  const bool into_generated = out.filename() == "generated" && out.parent_path().filename() == "heuristics";
+  if (o.allow_simulated && (out == repo_generated || into_generated)) {
     throw InvalidArgument(
         "--allow-simulated writes headers fitted on the cost model: pass --out DIR outside "
         "heuristics/generated");
