@@ -58,34 +58,17 @@ void run(const jagged_reduce::Problem& p, int64_t max_len, cudaStream_t stream) 
 void ops::jagged_sum(const void* values, const void* offsets, void* out, int64_t B, int64_t M,
                      int64_t nnz, int64_t max_len, DType dtype, IndexType index_type,
                      cudaStream_t stream) {
-  jagged_reduce::Problem p;
-  p.op = jagged_reduce::Op::sum;
-  p.B = B;
-  p.M = M;
-  p.nnz = nnz;
-  p.dtype = dtype;
-  p.index = index_type;
-  p.values = values;
-  p.offsets = offsets;
-  p.out = out;
-  run(p, max_len, stream);
+  run({.op = jagged_reduce::Op::sum, .B = B, .M = M, .nnz = nnz, .dtype = dtype, .index = index_type,
+       .values = values, .offsets = offsets, .feature_counts = nullptr, .out = out},
+      max_len, stream);
 }
 
 void ops::jagged_mean(const void* values, const void* offsets, const void* feature_counts,
                       void* out, int64_t B, int64_t M, int64_t nnz, int64_t max_len, DType dtype,
                       IndexType index_type, cudaStream_t stream) {
-  jagged_reduce::Problem p;
-  p.op = jagged_reduce::Op::mean;
-  p.B = B;
-  p.M = M;
-  p.nnz = nnz;
-  p.dtype = dtype;
-  p.index = index_type;
-  p.values = values;
-  p.offsets = offsets;
-  p.feature_counts = feature_counts;
-  p.out = out;
-  run(p, max_len, stream);
+  run({.op = jagged_reduce::Op::mean, .B = B, .M = M, .nnz = nnz, .dtype = dtype, .index = index_type,
+       .values = values, .offsets = offsets, .feature_counts = feature_counts, .out = out},
+      max_len, stream);
 }
 
 }  // namespace aotune
