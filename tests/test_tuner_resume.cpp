@@ -84,6 +84,27 @@ TEST(TunerResume, ACompleteCurrentDatabaseMeansNothingToDo) {
   EXPECT_EQ(fs::last_write_time(db), mtime);
 }
 
+// A run killed with two workers leaves their journals; a resume that needs fewer workers (or none)
+// must still clear them, or they linger forever next to the database.
+TEST(TunerResume, StrayWorkerJournalsOfAKilledRunAreRemoved) {
+  TempDir dir;
+  write_grid(dir / "grids", small_jagged_sum_grid(3));
+  ASSERT_EQ(run_cli(sim_tune_args(dir.path(), "out"), dir.path()).exit_code, 0);
+  const fs::path sm90 = dir / "out/sm90";
+  for (const bool resume : {true, false}) {
+    write_text(sm90 / "jagged_sum.worker-0-of-2.json.journal", "{}");
+    write_text(sm90 / "jagged_sum.worker-1-of-2.json.journal", "{}");
+    std::vector<std::string> extra = {"--devices", "0,1"};
+    if (resume) extra.push_back("--resume");
+    const CliResult r = run_cli(sim_tune_args(dir.path(), "out", extra), dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const auto& entry : fs::directory_iterator(sm90)) {
+      EXPECT_EQ(entry.path().filename().string().find(".worker-"), std::string::npos)
+          << (resume ? "--resume: " : "up to date: ") << entry.path();
+    }
+  }
+}
+
 TEST(TunerResume, AnIncompleteDatabaseNeedsResumeOrForce) {
   TempDir dir;
   write_grid(dir / "grids", small_jagged_sum_grid(2));

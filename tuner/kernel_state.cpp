@@ -85,7 +85,11 @@ KernelState prepare_kernel(const TuneOptions& o, const DeviceSetup& setup, const
     if (!o.force) throw;
     spdlog::warn("{}; --force: it will be replaced", e.what());
   }
+  // Pieces of an interrupted multi-GPU run and their journals. The journals only served the
+  // supervisor that died with that run (its workers are gone: we hold the lock they inherited); a
+  // resume with fewer workers would otherwise leave them behind.
   for (const std::string& path : find_worker_databases(st.db_path)) st.leftovers.push_back(path);
+  for (const std::string& path : find_worker_journals(st.db_path)) st.leftovers.push_back(path);
   if (o.force) {
     remove_file_if_exists(crashes_path(st.db_path));
     st.remaining = st.mine;

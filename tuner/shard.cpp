@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <string_view>
 #include <vector>
 
 #include "kernels/common/errors.h"
@@ -92,7 +93,10 @@ std::string worker_database_path(const std::string& db_path, int worker, int wor
          ".json";
 }
 
-std::vector<std::string> find_worker_databases(const std::string& db_path) {
+namespace {
+
+// Files next to `db_path` named <stem>.worker-*<suffix>, sorted.
+std::vector<std::string> find_worker_files(const std::string& db_path, std::string_view suffix) {
   namespace fs = std::filesystem;
   const fs::path p(stem(db_path));
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
@@ -101,10 +105,20 @@ std::vector<std::string> find_worker_databases(const std::string& db_path) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.starts_with(prefix) && name.ends_with(".json")) out.push_back(entry.path().string());
+    if (name.starts_with(prefix) && name.ends_with(suffix)) out.push_back(entry.path().string());
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> find_worker_databases(const std::string& db_path) {
+  return find_worker_files(db_path, ".json");
+}
+
+std::vector<std::string> find_worker_journals(const std::string& db_path) {
+  return find_worker_files(db_path, ".json.journal");
 }
 
 }  // namespace aotune::tuner

@@ -36,5 +36,7 @@ std::string database_path(const std::string& out_dir, const std::string& arch,
 std::string worker_database_path(const std::string& db_path, int worker, int workers);
 // Worker files left next to `db_path` by an interrupted multi-GPU sweep.
 std::vector<std::string> find_worker_databases(const std::string& db_path);
+// The journals of those pieces' workers (a worker killed before its first save leaves only one).
+std::vector<std::string> find_worker_journals(const std::string& db_path);
 
 }  // namespace aotune::tuner

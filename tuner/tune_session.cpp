@@ -186,6 +186,7 @@ void run_tune(const TuneOptions& o) {
     if (st.up_to_date) {
       spdlog::info("[{}] {} is complete and current: nothing to do (--force re-tunes)",
                    st.kernel->name(), st.db_path);
+      for (const std::string& p : st.leftovers) remove_file_if_exists(p);  // stray journals only
     } else {
       // Written before measuring: it folds in pieces of an interrupted multi-GPU run (deleted
       // after) and, under --force, replaces what was there.
