@@ -3,13 +3,13 @@
 // in $AOTUNE_HEURISTIC_DIR, exactly as the dispatch library does.
 #include <fmt/core.h>
 
-#include <charconv>
 #include <memory>
 
 #include "aotune/arch_fallback.h"
 #include "aotune/device.h"
 #include "aotune/explain.h"
 #include "apps/aot-runner/commands.h"
+#include "apps/aot-runner/shape_arg.h"
 #include "kernels/common/errors.h"
 #include "kernels/common/registry.h"
 #include "tuner/device_info.h"
@@ -24,33 +24,6 @@ struct ExplainArgs {
   std::string arch;
   bool json = false;
 };
-
-nlohmann::json parse_value(const std::string& text) {
-  int64_t i = 0;
-  const char* end = text.data() + text.size();
-  if (!text.empty() && std::from_chars(text.data(), end, i).ptr == end) return i;
-  double d = 0;
-  if (!text.empty() && std::from_chars(text.data(), end, d).ptr == end) return d;
-  return text;
-}
-
-// "B=1024,M=256,dist=powerlaw" -> {"B": 1024, "M": 256, "dist": "powerlaw"}.
-nlohmann::json parse_shape_pairs(const std::string& text) {
-  nlohmann::json spec = nlohmann::json::object();
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string pair = text.substr(start, comma - start);
-    const std::size_t eq = pair.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw InvalidArgument(
-          fmt::format("--shape: '{}' is not key=value (example: B=1024,M=256,len=64)", pair));
-    }
-    spec[pair.substr(0, eq)] = parse_value(pair.substr(eq + 1));
-    start = comma + 1;
-  }
-  return spec;
-}
 
 }  // namespace
 

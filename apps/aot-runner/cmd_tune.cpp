@@ -1,14 +1,9 @@
 // `aot-runner tune`: sweep kernels over their shape grids and write results databases
 // (tuner/tune_session.h); also --list-shapes and --assert-cache-hit.
-#include <spdlog/spdlog.h>
-
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 
 #include "apps/aot-runner/commands.h"
 #include "tuner/device_setup.h"
-#include "tuner/progress.h"
 #include "tuner/tune_session.h"
 
 namespace aotune::cli {
@@ -89,21 +84,13 @@ void register_tune(CLI::App& app) {
   cmd->add_option("--sim-delay-ms", o->sim_delay_ms,
                   "Simulated device: sleep per cell (default: AOTUNE_SIM_DELAY_MS or 0)");
   cmd->callback([o, device, effort, serial_inputs] {
-    tuner::route_logs_to_stderr();
     o->protocol.overlap_inputs = !*serial_inputs;
     o->simulate = *device == "sim";
     o->effort = tuner::parse_effort(*effort);
     if (o->protocol.min_reps < 1 || o->protocol.max_reps < o->protocol.min_reps) {
       throw InvalidArgument("need 1 <= --min-reps <= --max-reps");
     }
-    try {
-      tuner::run_tune(*o);
-    } catch (const tuner::NoGpu& e) {
-      spdlog::error("{}", e.what());
-      spdlog::default_logger()->flush();
-      std::fflush(stdout);
-      std::exit(kNoGpu);  // main() maps aotune::Error to 1; a missing GPU has its own code
-    }
+    tuner::run_tune(*o);  // throws tuner::NoGpu, which main() maps to exit code 3
   });
 }
 

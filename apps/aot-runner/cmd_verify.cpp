@@ -4,7 +4,9 @@
 // shape to an illegal config; generated headers equal to what `emit` writes now.
 #include <fmt/core.h>
 
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -13,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/aot-runner/commands.h"
+#include "apps/aot-runner/kernel_source_hash.h"
 #include "codegen/emit.h"
 #include "codegen/manifest.h"
 #include "heuristics/heuristic.h"
@@ -36,6 +39,9 @@ struct VerifyOptions {
   std::string configs_dir = "configs";
   std::string grid_dir = "configs/grids";
   std::string generated_dir = "heuristics/generated";
+  // Empty: the kernel source hashes compiled into this binary. Else the tree whose kernels/ is hashed
+  // now (as cmake/SourceHash.cmake does), and the default root of the three folders above.
+  std::string source_root;
   bool json = false;
   std::size_t max_listed = 20;  // shapes listed per (kernel, arch) before "... and N more"
 };
@@ -48,8 +54,22 @@ std::string read_file(const std::string& path, bool* exists) {
   return s.str();
 }
 
+// The source hash each kernel has in the tree being verified.
+std::map<std::string, std::string> tree_source_hashes(const VerifyOptions& o) {
+  std::map<std::string, std::string> out;
+  if (o.source_root.empty()) {
+    for (const TunableKernel* k : all_kernels()) out[std::string(k->name())] = k->source_hash();
+    return out;
+  }
+  const auto folders = hash_kernel_folders(o.source_root);
+  for (const TunableKernel* k : all_kernels()) {
+    out[std::string(k->name())] = folders.at(kernel_folder(o.source_root, k->name()));
+  }
+  return out;
+}
+
 void check_tuning(const VerifyOptions& o, const std::string& arch, const TunableKernel& kernel,
-                  std::vector<Problem>& problems) {
+                  const std::string& tree_hash, std::vector<Problem>& problems) {
   const std::string name(kernel.name());
   const std::string db_path = tuner::database_path(o.configs_dir, arch, name, tuner::ShardSpec{});
   const std::string retune = fmt::format("on a {} GPU: aot-runner tune -k {} --force, then aot-runner emit", arch, name);
@@ -62,10 +82,10 @@ void check_tuning(const VerifyOptions& o, const std::string& arch, const Tunable
     problems.push_back({name, arch, db_path + " comes from the simulated device, which is never real tuning", retune});
     return;
   }
-  if (db->source_hash != kernel.source_hash()) {
+  if (db->source_hash != tree_hash) {
     problems.push_back({name, arch,
                         fmt::format("kernel {} changed after tuning: {} was tuned against source {}, the tree has {}",
-                                    name, db_path, db->source_hash.substr(0, 12), std::string(kernel.source_hash()).substr(0, 12)),
+                                    name, db_path, db->source_hash.substr(0, 12), tree_hash.substr(0, 12)),
                         retune});
     return;
   }
@@ -112,6 +132,7 @@ void check_generated(const VerifyOptions& o, std::vector<Problem>& problems) {
 
 int run_verify(const VerifyOptions& o) {
   const codegen::Manifest manifest = codegen::load_manifest(o.configs_dir + "/manifest.json");
+  const std::map<std::string, std::string> hashes = tree_source_hashes(o);
   std::vector<Problem> problems;
   for (const TunableKernel* k : all_kernels()) {
     bool listed = false;
@@ -122,7 +143,7 @@ int run_verify(const VerifyOptions& o) {
     }
   }
   for (const auto& arch : manifest.architectures) {
-    for (const auto& name : manifest.kernels) check_tuning(o, arch, find_kernel(name), problems);
+    for (const auto& name : manifest.kernels) check_tuning(o, arch, find_kernel(name), hashes.at(std::string(find_kernel(name).name())), problems);
   }
   if (problems.empty()) {
     codegen::EmitOptions eo;
@@ -134,7 +155,9 @@ int run_verify(const VerifyOptions& o) {
   check_generated(o, problems);
 
   if (o.json) {
-    nlohmann::json out = {{"ok", problems.empty()}, {"problems", nlohmann::json::array()}};
+    nlohmann::ordered_json out = {{"ok", problems.empty()}, {"problems", nlohmann::json::array()}};
+    out["source_hashes"] = hashes;
+    out["source_hashes_from"] = o.source_root.empty() ? "binary" : o.source_root;
     for (const auto& p : problems) {
       out["problems"].push_back({{"kernel", p.kernel}, {"arch", p.arch}, {"problem", p.what}, {"fix", p.fix}});
     }
@@ -162,13 +185,29 @@ void register_verify(CLI::App& app) {
       "architecture lacks a database, a database was tuned against other kernel sources or on the simulated\n"
       "device, a grid shape has no measurement, a tree routes a training shape to an illegal config, or a\n"
       "generated header differs from what 'aot-runner emit' writes.\n"
-      "Example: aot-runner verify --json");
+      "Kernel source hashes are those compiled in (cmake/SourceHash.cmake at configure time), or with\n"
+      "--source-root those of that tree now.\n"
+      "Examples: aot-runner verify --json\n"
+      "          aot-runner verify --source-root /tmp/edited-checkout");
   auto o = std::make_shared<VerifyOptions>();
   cmd->add_option("--configs-dir", o->configs_dir, "Folder with manifest.json and <arch>/<kernel>.json")->capture_default_str();
   cmd->add_option("--grid-dir", o->grid_dir, "Folder of the shape grids")->capture_default_str();
   cmd->add_option("--generated-dir", o->generated_dir, "Folder of the generated headers")->capture_default_str();
-  cmd->add_flag("--json", o->json, "Print {\"ok\": ..., \"problems\": [...]} on stdout");
-  cmd->callback([o] {
+  auto* root = cmd->add_option("--source-root", o->source_root,
+                  "Verify the checkout at DIR: hash its kernels/ now (no rebuild needed) and read its "
+                  "configs/ and heuristics/generated/ unless given");
+  cmd->add_flag("--json", o->json, "Print {\"ok\": ..., \"problems\": [...], \"source_hashes\": {...}} on stdout");
+  cmd->callback([o, root] {
+    if (root->count() > 0) {
+      if (!std::filesystem::is_directory(o->source_root)) {
+        throw InvalidArgument("--source-root " + o->source_root + " is not a folder");
+      }
+      const VerifyOptions defaults;
+      const std::string r = o->source_root + "/";
+      if (o->configs_dir == defaults.configs_dir) o->configs_dir = r + defaults.configs_dir;
+      if (o->grid_dir == defaults.grid_dir) o->grid_dir = r + defaults.grid_dir;
+      if (o->generated_dir == defaults.generated_dir) o->generated_dir = r + defaults.generated_dir;
+    }
     // Problems are printed above; Error makes main() exit with kFailure.
     if (run_verify(*o) != kOk) throw Error("verify failed: the committed tuning is incomplete or stale");
   });

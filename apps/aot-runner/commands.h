@@ -1,5 +1,6 @@
 // Each aot-runner subcommand lives in its own cmd_<name>.cpp and registers itself on the app here.
-// A command's callback throws aotune::Error for user errors; main() prints them and sets the exit code.
+// A command's callback throws for errors; main() prints them and sets the exit code: tuner::NoGpu -> 3,
+// InvalidArgument -> 2, any other aotune::Error -> 1, anything else -> 4.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -15,6 +16,7 @@ enum ExitCode : int {
   kInternal = 4,        // unexpected error (a bug: please report it)
 };
 
+void register_devices(CLI::App& app);
 void register_list(CLI::App& app);
 void register_tune(CLI::App& app);
 void register_merge(CLI::App& app);
@@ -22,5 +24,7 @@ void register_fit(CLI::App& app);
 void register_emit(CLI::App& app);
 void register_explain(CLI::App& app);
 void register_verify(CLI::App& app);
+void register_run(CLI::App& app);
+void register_bench(CLI::App& app);
 
 }  // namespace aotune::cli

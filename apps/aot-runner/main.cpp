@@ -1,4 +1,5 @@
-// aot-runner: the one CLI over aotune (list kernels, tune, merge, ...).
+// aot-runner: the one CLI over aotune (devices, list, tune, merge, fit, emit, verify, explain, run,
+// bench). Commands throw; this file maps exception types to the documented exit codes.
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -6,11 +7,14 @@
 
 #include "apps/aot-runner/commands.h"
 #include "kernels/common/errors.h"
+#include "tuner/device_setup.h"
+#include "tuner/progress.h"
 
 namespace {
 
 constexpr const char* kFooter = R"(Exit codes: 0 ok, 1 check failed, 2 bad usage or input, 3 no GPU, 4 internal error.
-Run 'aot-runner <command> --help' for a command's options and an example.)";
+Logs go to stderr; stdout holds only a command's output (so --json output parses).
+Run 'aot-runner <command> --help' for a command's options and an example; docs/USAGE.md for workflows.)";
 
 }  // namespace
 
@@ -28,8 +32,11 @@ int main(int argc, char** argv) {
                             : verbosity == 1 ? spdlog::level::debug
                                              : spdlog::level::info);
   });
+  // Before any command logs: stdout is for output only.
+  aotune::tuner::route_logs_to_stderr();
   spdlog::set_pattern("%^[%l]%$ %v");
 
+  aotune::cli::register_devices(app);
   aotune::cli::register_list(app);
   aotune::cli::register_tune(app);
   aotune::cli::register_merge(app);
@@ -37,11 +44,16 @@ int main(int argc, char** argv) {
   aotune::cli::register_emit(app);
   aotune::cli::register_explain(app);
   aotune::cli::register_verify(app);
+  aotune::cli::register_run(app);
+  aotune::cli::register_bench(app);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? aotune::cli::kOk : aotune::cli::kUsage;
+  } catch (const aotune::tuner::NoGpu& e) {
+    spdlog::error("{}", e.what());
+    return aotune::cli::kNoGpu;
   } catch (const aotune::InvalidArgument& e) {
     spdlog::error("{}", e.what());
     return aotune::cli::kUsage;
