@@ -131,8 +131,8 @@ void check_generated(const VerifyOptions& o, std::vector<Problem>& problems) {
 }
 
 int run_verify(const VerifyOptions& o) {
-  const codegen::Manifest manifest = codegen::load_manifest(o.configs_dir + "/manifest.json");
   const std::map<std::string, std::string> hashes = tree_source_hashes(o);
+  const codegen::Manifest manifest = codegen::load_manifest(o.configs_dir + "/manifest.json");
   std::vector<Problem> problems;
   for (const TunableKernel* k : all_kernels()) {
     bool listed = false;

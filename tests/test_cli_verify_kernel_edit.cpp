@@ -1,0 +1,106 @@
+// `aot-runner verify --source-root`: a copy of the source tree whose kernel was edited after tuning
+// fails verify, naming that kernel; the hashes it computes are the build's (cmake/SourceHash.cmake).
+// No GPU and no rebuild: the copy is hashed by the binary.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/tuner_cli_support.h"
+
+namespace aotune {
+namespace {
+
+using tuner_test::CliResult;
+using tuner_test::run_cli;
+using tuner_test::TempDir;
+namespace fs = std::filesystem;
+
+// The source tree without build folders, outputs and git metadata.
+fs::path copy_source_tree(const TempDir& tmp) {
+  const fs::path src = AOTUNE_SOURCE_DIR;
+  const fs::path dst = tmp / "tree";
+  fs::create_directories(dst);
+  for (const auto& e : fs::directory_iterator(src)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with("build") || name == "out" || name.starts_with(".")) continue;
+    fs::copy(e.path(), dst / name, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  }
+  return dst;
+}
+
+nlohmann::json verify_json(const fs::path& tree, const TempDir& tmp, CliResult* result) {
+  *result = run_cli({"verify", "--source-root", tree.string(), "--json"}, tmp.path());
+  return nlohmann::json::parse(result->out);
+}
+
+// Problems naming `kernel`, as "kernel arch: problem" lines.
+std::set<std::string> problems_of(const nlohmann::json& report, const std::string& kernel) {
+  std::set<std::string> out;
+  for (const auto& p : report["problems"]) {
+    if (p["kernel"] == kernel) out.insert(p["arch"].get<std::string>() + ": " + p["problem"].get<std::string>());
+  }
+  return out;
+}
+
+TEST(CliVerifyKernelEdit, SourceRootHashesATreeExactlyAsTheBuildDoes) {
+  TempDir tmp;
+  const fs::path tree = copy_source_tree(tmp);
+  CliResult verify;
+  const nlohmann::json report = verify_json(tree, tmp, &verify);
+  const CliResult list = run_cli({"list", "--json"}, tmp.path());
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  // The copy is this build's tree, so every recomputed hash equals the compiled one. (Fails only if
+  // someone edits kernels/ between this build and this test.)
+  for (const auto& k : nlohmann::json::parse(list.out)) {
+    const std::string name = k["kernel"];
+    ASSERT_TRUE(report["source_hashes"].contains(name)) << verify.out;
+    EXPECT_EQ(report["source_hashes"][name], k["source_hash"]) << name;
+  }
+  EXPECT_EQ(report["source_hashes_from"], tree.string());
+}
+
+TEST(CliVerifyKernelEdit, AKernelEditedAfterTuningFailsVerifyNamingThatKernel) {
+  TempDir tmp;
+  const fs::path tree = copy_source_tree(tmp);
+  CliResult before_run;
+  const nlohmann::json before = verify_json(tree, tmp, &before_run);
+  // The committed tuning matches the tree as checked out: nothing is wrong with this kernel yet.
+  ASSERT_TRUE(problems_of(before, "jagged_dense_add").empty()) << before_run.out;
+
+  std::ofstream(tree / "kernels/jagged_dense_add/jagged_dense_add_kernels.cuh", std::ios::app)
+      << "\n// an edit after tuning\n";
+  CliResult after_run;
+  const nlohmann::json after = verify_json(tree, tmp, &after_run);
+  EXPECT_EQ(after_run.exit_code, 1) << after_run.err;
+  EXPECT_FALSE(after["ok"].get<bool>());
+  const std::set<std::string> edited = problems_of(after, "jagged_dense_add");
+  ASSERT_EQ(edited.size(), 1u) << after_run.out;
+  EXPECT_NE(edited.begin()->find("kernel jagged_dense_add changed after tuning"), std::string::npos)
+      << *edited.begin();
+  EXPECT_NE(after_run.err.find("verify: FAIL jagged_dense_add"), std::string::npos) << after_run.err;
+  EXPECT_NE(after["source_hashes"]["jagged_dense_add"], before["source_hashes"]["jagged_dense_add"]);
+  // Kernels in other folders are judged exactly as before the edit.
+  for (const char* other : {"jagged_sum", "jagged_mean"}) {
+    EXPECT_EQ(problems_of(after, other), problems_of(before, other)) << other;
+    EXPECT_EQ(after["source_hashes"][other], before["source_hashes"][other]) << other;
+  }
+}
+
+TEST(CliVerifyKernelEdit, ASourceRootThatIsNotACheckoutIsAUsageError) {
+  TempDir tmp;
+  const CliResult missing =
+      run_cli({"verify", "--source-root", (tmp / "nowhere").string()}, tmp.path());
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_NE(missing.err.find("is not a folder"), std::string::npos) << missing.err;
+  const CliResult empty = run_cli({"verify", "--source-root", tmp.path().string()}, tmp.path());
+  EXPECT_EQ(empty.exit_code, 2) << empty.err;
+  EXPECT_NE(empty.err.find("no kernels/ folder"), std::string::npos) << empty.err;
+}
+
+}  // namespace
+}  // namespace aotune
