@@ -40,8 +40,11 @@ nlohmann::ordered_json kernel_routes(const dispatch::HeuristicStore& store, int 
     const std::vector<int> tuned = store.tuned_archs(k->name());
     nlohmann::ordered_json chain = nlohmann::ordered_json::array();
     for (const int a : fallback_chain(arch, tuned)) chain.push_back(arch_name(a));
+    nlohmann::ordered_json tuned_names = nlohmann::ordered_json::array();
+    for (const int a : tuned) tuned_names.push_back(arch_name(a));
     const dispatch::KernelHeuristic* h = store.for_device(k->name(), arch);
     out.push_back({{"kernel", std::string(k->name())},
+                   {"tuned_archs", tuned_names},
                    {"fallback_chain", chain},
                    {"uses", h != nullptr ? nlohmann::ordered_json(arch_name(h->arch))
                                          : nlohmann::ordered_json(nullptr)},
@@ -55,10 +58,15 @@ void print_routes(const nlohmann::ordered_json& routes) {
   for (const auto& r : routes) {
     std::string chain;
     for (const auto& a : r["fallback_chain"]) chain += (chain.empty() ? "" : " -> ") + a.get<std::string>();
-    const std::string uses = r["uses"].is_null()
-                                 ? "no heuristic: the default config (older than every tuned arch)"
-                                 : r["uses"].get<std::string>() + " heuristic (" +
-                                       r["heuristic_source"].get<std::string>() + ")";
+    // No heuristic: either none is usable for the kernel (dropped as stale, or never tuned), or
+    // the GPU is older than every tuned architecture.
+    const std::string uses =
+        !r["uses"].is_null()
+            ? r["uses"].get<std::string>() + " heuristic (" +
+                  r["heuristic_source"].get<std::string>() + ")"
+        : r["tuned_archs"].empty()
+            ? "the default config: no usable heuristic for this kernel (see any warning above)"
+            : "the default config: older than every tuned architecture";
     fmt::print("  {:<22} {:<34} {}\n", r["kernel"].get<std::string>(), chain, uses);
   }
 }
