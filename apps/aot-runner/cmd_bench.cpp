@@ -83,10 +83,14 @@ std::string measure_grid(const BenchArgs& a, const TunableKernel& kernel, const 
   o.effort = tuner::Effort::full;
   o.budget_seconds = a.budget_seconds;
   o.force = a.force;
-  o.resume = !a.force;
   const tuner::DeviceSetup setup = tuner::setup_devices(o);  // NoGpu before anything is written
+  const std::string db_path = tuner::database_path(out, setup.info.arch(), name, tuner::ShardSpec{});
+  // Continue an interrupted bench; a complete one is left alone ("nothing to do"), and one of
+  // another grid or kernel source is refused by the tuner with a hint to --force.
+  const auto existing = tuner::load_database(db_path);
+  o.resume = !a.force && existing && static_cast<int64_t>(existing->shapes.size()) < existing->grid_shapes;
   tuner::run_tune(o);
-  return tuner::database_path(out, setup.info.arch(), name, tuner::ShardSpec{});
+  return db_path;
 }
 
 void run_bench(const BenchArgs& a) {

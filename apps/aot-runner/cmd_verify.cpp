@@ -118,7 +118,17 @@ void check_generated(const VerifyOptions& o, std::vector<Problem>& problems) {
   codegen::EmitOptions eo;
   eo.configs_dir = o.configs_dir;
   eo.out_dir = o.generated_dir;
-  for (const auto& file : codegen::generate_files(eo)) {
+  std::vector<codegen::GeneratedFile> files;
+  try {
+    files = codegen::generate_files(eo);
+  } catch (const InvalidArgument& e) {
+    // A database emit cannot use (e.g. tuned with another config list): one more problem to list,
+    // not a reason to hide the others.
+    problems.push_back({"", "", std::string("emit cannot regenerate the headers: ") + e.what(),
+                        "fix the problems above (re-tune the kernel it names), then aot-runner emit"});
+    return;
+  }
+  for (const auto& file : files) {
     bool exists = false;
     const std::string committed = read_file(file.path, &exists);
     if (!exists) {

@@ -56,9 +56,13 @@ std::vector<fs::path> kernel_dirs(const fs::path& root) {
 }  // namespace
 
 std::map<std::string, std::string> hash_kernel_folders(const fs::path& root) {
+  const std::vector<fs::path> dirs = kernel_dirs(root);  // checks root/kernels first
+  if (!fs::is_directory(root / "kernels" / "common")) {
+    throw InvalidArgument("--source-root " + root.string() + ": no kernels/common/ folder there");
+  }
   const std::vector<fs::path> common = source_files(root / "kernels" / "common");
   std::map<std::string, std::string> hashes;
-  for (const fs::path& dir : kernel_dirs(root)) {
+  for (const fs::path& dir : dirs) {
     std::vector<fs::path> files = source_files(dir);
     files.insert(files.end(), common.begin(), common.end());
     std::string listing;
