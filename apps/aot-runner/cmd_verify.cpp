@@ -164,6 +164,14 @@ int run_verify(const VerifyOptions& o) {
   }
   check_generated(o, problems);
 
+  // The problems go to stderr in every mode (CI logs show them even with --json); stdout holds the
+  // result: the JSON document, or the ok line.
+  for (const auto& p : problems) {
+    fmt::print(stderr, "verify: FAIL {}{}{}{}\n", p.kernel, p.arch.empty() ? "" : " " + p.arch,
+               p.kernel.empty() && p.arch.empty() ? "" : ": ", p.what);
+    if (!p.fix.empty()) fmt::print(stderr, "        fix: {}\n", p.fix);
+  }
+  if (!problems.empty()) fmt::print(stderr, "verify: {} problem(s)\n", problems.size());
   if (o.json) {
     nlohmann::ordered_json out = {{"ok", problems.empty()}, {"problems", nlohmann::json::array()}};
     out["source_hashes"] = hashes;
@@ -175,13 +183,6 @@ int run_verify(const VerifyOptions& o) {
   } else if (problems.empty()) {
     fmt::print("verify: ok — {} kernels x {} architectures tuned, current and complete; generated headers up to date\n",
                manifest.kernels.size(), manifest.architectures.size());
-  } else {
-    for (const auto& p : problems) {
-      fmt::print(stderr, "verify: FAIL {}{}{}{}\n", p.kernel, p.arch.empty() ? "" : " " + p.arch,
-                 p.kernel.empty() && p.arch.empty() ? "" : ": ", p.what);
-      if (!p.fix.empty()) fmt::print(stderr, "        fix: {}\n", p.fix);
-    }
-    fmt::print(stderr, "verify: {} problem(s)\n", problems.size());
   }
   return problems.empty() ? kOk : kFailure;
 }
