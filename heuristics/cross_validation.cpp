@@ -41,9 +41,10 @@ std::vector<std::size_t> assign_folds(const TrainingSet& ts, std::span<const std
 }
 
 Heuristic fit_on(const TrainingSet& ts, std::span<const std::size_t> rows,
-                 const HyperParams& params, const SubsetOptions& subset) {
+                 const HyperParams& params, const SubsetOptions& subset,
+                 SplitCriterion criterion) {
   return fit_tree(ts, rows, select_config_subset(ts, rows, subset),
-                  {params.max_depth, params.min_leaf});
+                  {params.max_depth, params.min_leaf, criterion});
 }
 
 HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size_t> rows,
@@ -60,7 +61,8 @@ HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size
     split_rows(rows, fold_of, fold, train, test);
     const std::vector<std::size_t> subset = select_config_subset(ts, train, options.subset);
     for (std::size_t m = 0; m < options.min_leaves.size(); ++m) {
-      const GrownTree grown = grow_tree(ts, train, subset, {deepest, options.min_leaves[m]});
+      const GrownTree grown =
+          grow_tree(ts, train, subset, {deepest, options.min_leaves[m], options.criterion});
       for (std::size_t d = 0; d < options.depths.size(); ++d) {
         const Heuristic h = flatten(grown, options.depths[d]);
         for (const std::size_t row : test) cost[m][d] += choice_cost(ts, row, route(h, ts, row));
@@ -103,7 +105,7 @@ HeldOut heldout_choices(const TrainingSet& ts, const CrossValidationOptions& opt
     split_rows(rows, out.fold_of, fold, train, test);
     const HyperParams params = choose_hyper_params(ts, train, options);
     out.per_fold.push_back(params);
-    const Heuristic h = fit_on(ts, train, params, options.subset);
+    const Heuristic h = fit_on(ts, train, params, options.subset, options.criterion);
     for (const std::size_t row : test) out.choices[row] = route(h, ts, row);
   }
   return out;

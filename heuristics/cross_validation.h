@@ -10,6 +10,7 @@
 
 #include "heuristics/config_subset.h"
 #include "heuristics/cost.h"
+#include "heuristics/decision_tree.h"
 #include "heuristics/heuristic.h"
 #include "heuristics/training_set.h"
 
@@ -26,6 +27,7 @@ struct CrossValidationOptions {
   // Up to 12 levels: deeper trees still evaluate in a few tens of nanoseconds.
   std::vector<int> depths = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
   std::vector<std::size_t> min_leaves = {1, 2, 4, 8, 16, 32};
+  SplitCriterion criterion = SplitCriterion::leave_one_out;
   SubsetOptions subset;
 };
 
@@ -37,7 +39,8 @@ std::vector<std::size_t> assign_folds(const TrainingSet& ts, std::span<const std
 
 // Subset, then tree, on `rows` only.
 Heuristic fit_on(const TrainingSet& ts, std::span<const std::size_t> rows,
-                 const HyperParams& params, const SubsetOptions& subset);
+                 const HyperParams& params, const SubsetOptions& subset,
+                 SplitCriterion criterion = SplitCriterion::leave_one_out);
 
 // The hyper-parameters with the lowest cross-validated cost on `rows`; ties prefer the shallower
 // tree, then the larger leaves. Fewer than two rows: depth 0.

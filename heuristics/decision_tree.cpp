@@ -36,10 +36,33 @@ struct Split {
   Cost cost;
 };
 
-// The split with the lowest summed cost of the best config per side, if it beats `no_split`.
+// Leave-one-out cost of `order[begin, end)`, whose per-config totals are `side`: each row pays
+// for the config best on the side's other rows, ties going to the lower `prior` (the parent
+// node's totals), then to the lower position.
+Cost loo_cost(const TrainingSet& ts, const std::vector<std::size_t>& order, std::size_t begin,
+              std::size_t end, const std::vector<std::size_t>& configs,
+              const std::vector<Cost>& side, const std::vector<Cost>& prior) {
+  Cost total;
+  for (std::size_t i = begin; i < end; ++i) {
+    const std::size_t r = order[i];
+    std::size_t best = 0;
+    Cost best_rest = minus(side[0], Cost::of(ts.cost_at(r, configs[0])));
+    for (std::size_t k = 1; k < configs.size(); ++k) {
+      const Cost rest = minus(side[k], Cost::of(ts.cost_at(r, configs[k])));
+      if (rest < best_rest || (rest == best_rest && prior[k] < prior[best])) {
+        best = k;
+        best_rest = rest;
+      }
+    }
+    total += Cost::of(ts.cost_at(r, configs[best]));
+  }
+  return total;
+}
+
+// The split with the lowest cost (see SplitCriterion), if it beats `no_split`.
 Split best_split(const TrainingSet& ts, std::span<const std::size_t> rows,
                  const std::vector<std::size_t>& configs, const std::vector<Cost>& totals,
-                 std::size_t min_leaf, Cost no_split) {
+                 std::size_t min_leaf, Cost no_split, SplitCriterion criterion) {
   Split best{-1, 0, no_split};
   std::vector<std::size_t> order(rows.begin(), rows.end());
   std::vector<Cost> left(configs.size()), right(configs.size());
@@ -56,7 +79,14 @@ Split best_split(const TrainingSet& ts, std::span<const std::size_t> rows,
       const double lo = value(order[i]), hi = value(order[i + 1]);
       if (lo == hi || n_left < min_leaf || n_right < min_leaf) continue;
       for (std::size_t k = 0; k < configs.size(); ++k) right[k] = minus(totals[k], left[k]);
-      const Cost c = cheapest(left) + cheapest(right);
+      Cost c = cheapest(left) + cheapest(right);
+      if (criterion == SplitCriterion::leave_one_out) {
+        // The training cost (each side's cheapest config) never exceeds the leave-one-out cost:
+        // a split that cannot win is not scored.
+        if (!(c < best.cost)) continue;
+        c = loo_cost(ts, order, 0, n_left, configs, left, totals) +
+            loo_cost(ts, order, n_left, order.size(), configs, right, totals);
+      }
       if (c < best.cost) best = {static_cast<int32_t>(f), split_threshold(lo, hi), c};
     }
   }
@@ -68,7 +98,8 @@ class Grower {
   Grower(const TrainingSet& ts, GrownTree& tree, const TreeOptions& options)
       : ts_(ts), tree_(tree), options_(options) {}
 
-  int32_t grow(std::vector<std::size_t> rows, int depth) {
+  // `parent_totals`: the parent's per-config totals (empty at the root, which is its own).
+  int32_t grow(std::vector<std::size_t> rows, int depth, const std::vector<Cost>& parent_totals) {
     const auto index = static_cast<int32_t>(tree_.nodes.size());
     tree_.nodes.emplace_back();
     tree_.nodes.back().depth = depth;
@@ -79,8 +110,15 @@ class Grower {
         rows.size() < 2 * std::max<std::size_t>(options_.min_leaf, 1) || here == Cost{}) {
       return index;
     }
+    Cost no_split = here;
+    if (options_.criterion == SplitCriterion::leave_one_out) {
+      const std::vector<std::size_t> order(rows.begin(), rows.end());
+      no_split = loo_cost(ts_, order, 0, order.size(), tree_.configs, totals,
+                          parent_totals.empty() ? totals : parent_totals);
+    }
     const Split split = best_split(ts_, rows, tree_.configs, totals,
-                                   std::max<std::size_t>(options_.min_leaf, 1), here);
+                                   std::max<std::size_t>(options_.min_leaf, 1), no_split,
+                                   options_.criterion);
     if (split.feature < 0) return index;
     std::vector<std::size_t> left, right;
     for (const std::size_t r : rows) {
@@ -88,8 +126,8 @@ class Grower {
     }
     rows.clear();
     rows.shrink_to_fit();
-    const int32_t l = grow(std::move(left), depth + 1);
-    const int32_t r = grow(std::move(right), depth + 1);
+    const int32_t l = grow(std::move(left), depth + 1, totals);
+    const int32_t r = grow(std::move(right), depth + 1, totals);
     GrownTree::Node& node = tree_.nodes[static_cast<std::size_t>(index)];
     node.feature = split.feature;
     node.threshold = split.threshold;
@@ -155,7 +193,7 @@ GrownTree grow_tree(const TrainingSet& ts, std::span<const std::size_t> rows,
   tree.configs = std::move(configs);
   if (tree.configs.empty() || rows.empty()) return tree;
   tree.fallback = rank_configs(ts, rows, tree.configs, false);
-  Grower(ts, tree, options).grow(std::vector<std::size_t>(rows.begin(), rows.end()), 0);
+  Grower(ts, tree, options).grow(std::vector<std::size_t>(rows.begin(), rows.end()), 0, {});
   return tree;
 }
 

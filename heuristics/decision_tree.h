@@ -13,9 +13,21 @@
 
 namespace aotune::heuristics {
 
+// How a split is scored.
+enum class SplitCriterion : uint8_t {
+  // Summed cost of the best config of each side over that side's shapes: what the training shapes
+  // would pay. Always prefers more splits, so depth and leaf size must stop it.
+  training,
+  // Leave-one-out: each shape pays for the config that is best on the other shapes of its side
+  // (ties to the parent node's best). Estimates what a new shape landing there pays, so a split
+  // that only memorises one or two shapes does not pay off and growth stops by itself.
+  leave_one_out,
+};
+
 struct TreeOptions {
   int max_depth = 8;
   std::size_t min_leaf = 1;  // fewest training shapes on either side of a split
+  SplitCriterion criterion = SplitCriterion::leave_one_out;
 };
 
 // A fitted tree before flattening. Every node keeps its ranked configs, so one tree grown to the

@@ -60,9 +60,17 @@ FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options) {
   std::vector<std::optional<uint32_t>> heldout, training;
   for (const Choice& c : fit.heldout_detail.choices) heldout.push_back(picked(c));
   fit.heldout = summarize_picks(ts, heldout, &fit.heldout_slowdowns);
+  std::vector<double> fully_measured;
+  for (const std::size_t row : rows) {
+    bool all = true;
+    for (std::size_t c = 0; c < ts.num_configs() && all; ++c)
+      all = ts.kind_at(row, c) != CellKind::unmeasured;
+    if (all) fully_measured.push_back(fit.heldout_slowdowns[row]);
+  }
+  fit.heldout_fully_measured = summarize_slowdowns(std::move(fully_measured));
 
   fit.params = choose_hyper_params(ts, rows, options.cv);
-  fit.model = fit_on(ts, rows, fit.params, options.cv.subset);
+  fit.model = fit_on(ts, rows, fit.params, options.cv.subset, options.cv.criterion);
   for (const std::size_t row : rows) training.push_back(picked(route(fit.model, ts, row)));
   fit.training = summarize_picks(ts, training);
 
@@ -80,6 +88,8 @@ nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& 
   j["num_configs"] = fit.model.configs.size();
   j["tree_depth"] = std::max(fit.model.depth(), 0);
   j["heldout"] = to_json(fit.heldout);
+  j["heldout_fully_measured"] = to_json(fit.heldout_fully_measured);
+  j["heldout_fully_measured"]["shapes"] = fit.heldout_fully_measured.shapes;
   j["best_single_config"] = to_json(fit.best_single);
   j["best_single_config"].update(config_ref(ts, fit.best_single_config));
   j["default_config"] = to_json(fit.default_config);

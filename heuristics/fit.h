@@ -25,6 +25,9 @@ struct FitResult {
   HeldOut heldout_detail;
   std::vector<double> heldout_slowdowns;  // per shape, from heuristics that never saw it
   SlowdownSummary heldout;                // THE metric
+  // The held-out slowdowns of the shapes whose legal configs were all measured (no imputed cell
+  // anywhere on the shape): the part of the score that does not depend on imputation.
+  SlowdownSummary heldout_fully_measured;
   SlowdownSummary training;               // the final model on its own training shapes (optimistic)
   SlowdownSummary best_single;            // one config for every shape
   SlowdownSummary default_config;         // the safe default for every shape
@@ -34,7 +37,8 @@ struct FitResult {
 FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options);
 
 // The report `aot-runner fit --json` prints: kernel, arch, num_configs, tree_depth, heldout,
-// best_single_config, default_config, plus training scores and the fit's details.
+// heldout_fully_measured (with its "shapes" count), best_single_config, default_config, plus
+// training scores and the fit's details.
 nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& ts,
                                        const std::string& arch);
 

@@ -85,7 +85,52 @@ CellKind kind_of(const tuner::Cell& cell) {
 
 }  // namespace
 
-TrainingSet training_set_from_database(const tuner::ResultsDatabase& db) {
+void impute_unmeasured(TrainingSet& ts, const ImputeOptions& options) {
+  if (options.method == Imputation::worst_measured || options.neighbours == 0) return;
+  const std::size_t n = ts.num_shapes(), nf = ts.num_features(), nc = ts.num_configs();
+  // Features in log space, scaled to unit standard deviation (constant features drop out).
+  std::vector<double> z(n * nf, 0.0);
+  for (std::size_t f = 0; f < nf; ++f) {
+    double sum = 0, sq = 0;
+    for (std::size_t s = 0; s < n; ++s) {
+      const double x = ts.features_of(s)[f];
+      const double v = std::isfinite(x) ? std::copysign(std::log2(1.0 + std::fabs(x)), x) : 0.0;
+      z[s * nf + f] = v;
+      sum += v;
+    }
+    const double mean = sum / static_cast<double>(std::max<std::size_t>(n, 1));
+    for (std::size_t s = 0; s < n; ++s) sq += (z[s * nf + f] - mean) * (z[s * nf + f] - mean);
+    const double sd = std::sqrt(sq / static_cast<double>(std::max<std::size_t>(n, 1)));
+    for (std::size_t s = 0; s < n; ++s) z[s * nf + f] = sd > 1e-12 ? (z[s * nf + f] - mean) / sd : 0;
+  }
+  auto distance = [&](std::size_t a, std::size_t b) {
+    double d = 0;
+    for (std::size_t f = 0; f < nf; ++f) d += (z[a * nf + f] - z[b * nf + f]) * (z[a * nf + f] - z[b * nf + f]);
+    return d;
+  };
+  std::vector<std::pair<double, std::size_t>> near;
+  for (std::size_t c = 0; c < nc; ++c) {
+    std::vector<std::size_t> measured;
+    for (std::size_t s = 0; s < n; ++s)
+      if (ts.kind_at(s, c) == CellKind::measured) measured.push_back(s);
+    if (measured.empty()) continue;
+    for (std::size_t s = 0; s < n; ++s) {
+      if (ts.kind_at(s, c) != CellKind::unmeasured) continue;
+      near.clear();
+      for (const std::size_t m : measured) near.emplace_back(distance(s, m), m);
+      const std::size_t k = std::min(options.neighbours, near.size());
+      std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(k), near.end());
+      double log_sum = 0;
+      for (std::size_t i = 0; i < k; ++i) log_sum += std::log(ts.slowdown_at(near[i].second, c));
+      const double imputed = std::max(1.0, std::exp(log_sum / static_cast<double>(k)));
+      ts.slowdown[ts.cell(s, c)] = imputed;
+      ts.log_cost[ts.cell(s, c)] = log_cost_of(imputed);
+    }
+  }
+}
+
+TrainingSet training_set_from_database(const tuner::ResultsDatabase& db,
+                                       const ImputeOptions& impute) {
   TrainingSet ts;
   ts.kernel = db.kernel;
   for (const auto& c : db.configs) ts.config_ids.push_back(c.id);
@@ -114,6 +159,7 @@ TrainingSet training_set_from_database(const tuner::ResultsDatabase& db) {
     }
     add_shape(ts, shape.key, features, times, kinds);
   }
+  impute_unmeasured(ts, impute);
   return ts;
 }
 

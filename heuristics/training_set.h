@@ -6,6 +6,12 @@
 // fit prefer a config measured everywhere even when it is 100x slower than one measured almost
 // everywhere. They get an imputed slowdown instead: the worst measured on that shape, at least 2x.
 // Configs that are illegal for a shape or failed there (a wrong result, a crash) are never picked.
+//
+// A database gets a better guess afterwards (impute_unmeasured): the mean log-slowdown of that
+// config on the nearest shapes where it was measured (a per-config nearest-neighbour model in
+// log-feature space), never below the shape's measured best. Worst-case imputation made every
+// skipped cell look >= 2x slow, so the fit preferred configs the quick search happened to time and
+// the held-out scores were dominated by guesses (a 36x "slowdown" that was never measured).
 #pragma once
 
 #include <cstddef>
@@ -81,9 +87,27 @@ bool add_shape(TrainingSet& ts, const std::string& key, const std::vector<double
 bool add_shape(TrainingSet& ts, const std::string& key, const std::vector<double>& features,
                const std::vector<double>& times_us, const std::vector<bool>& legal);
 
+enum class Imputation : uint8_t {
+  worst_measured,  // what add_shape does: the worst measured slowdown on the shape, >= 2x
+  neighbours,      // per-config nearest neighbours in log-feature space (see impute_unmeasured)
+};
+
+struct ImputeOptions {
+  Imputation method = Imputation::neighbours;
+  std::size_t neighbours = 4;  // shapes averaged per unmeasured cell
+};
+
+// Replaces the slowdown of every unmeasured cell: with `neighbours`, the mean ln slowdown of the
+// same config over the `neighbours` nearest shapes where it was measured (distance: Euclidean over
+// features mapped by sign(x) log2(1 + |x|) and scaled to unit standard deviation; ties by shape
+// index), at least 1 (never faster than the shape's measured best). A config measured nowhere
+// keeps the worst-case value. Deterministic.
+void impute_unmeasured(TrainingSet& ts, const ImputeOptions& options);
+
 // From a database. The default config comes from kernel_defaults (0 for an unknown kernel).
 // Throws InvalidArgument when shapes disagree on feature names.
-TrainingSet training_set_from_database(const tuner::ResultsDatabase& db);
+TrainingSet training_set_from_database(const tuner::ResultsDatabase& db,
+                                       const ImputeOptions& impute = {});
 
 // All shape indices 0..n-1.
 std::vector<std::size_t> all_rows(const TrainingSet& ts);

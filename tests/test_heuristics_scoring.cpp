@@ -135,6 +135,57 @@ TEST(TrainingSet, ImputesUnmeasuredCellsAsTheWorstMeasuredSlowdownAtLeastTwofold
   EXPECT_FALSE(ts.is_legal(1, 3));
 }
 
+TEST(TrainingSet, NeighbourImputationUsesTheSameConfigOnTheNearestMeasuredShapes) {
+  // c1 is unmeasured on x=2; measured 1.5x on x=1 (near) and 8x on x=1000 (far).
+  TrainingSet ts = empty_training_set({"x"}, 2);
+  using K = CellKind;
+  add_shape(ts, "near", {1}, {1.0, 1.5}, {K::measured, K::measured});
+  add_shape(ts, "gap", {2}, {1.0, 0}, {K::measured, K::unmeasured});
+  add_shape(ts, "far", {1000}, {1.0, 8.0}, {K::measured, K::measured});
+  EXPECT_DOUBLE_EQ(ts.slowdown_at(1, 1), 2.0);  // worst-case until imputed: the 2x floor
+  TrainingSet worst = ts;
+  impute_unmeasured(worst, {.method = Imputation::worst_measured});
+  EXPECT_DOUBLE_EQ(worst.slowdown_at(1, 1), 2.0);
+  TrainingSet one = ts;
+  impute_unmeasured(one, {.method = Imputation::neighbours, .neighbours = 1});
+  EXPECT_NEAR(one.slowdown_at(1, 1), 1.5, 1e-12);
+  EXPECT_EQ(one.cost_at(1, 1), log_cost_of(one.slowdown_at(1, 1)));
+  EXPECT_EQ(one.kind_at(1, 1), K::unmeasured);  // still counted as an unmeasured pick
+  TrainingSet two = ts;
+  impute_unmeasured(two, {.method = Imputation::neighbours, .neighbours = 2});
+  EXPECT_NEAR(two.slowdown_at(1, 1), std::sqrt(1.5 * 8.0), 1e-12);  // geometric mean
+  // Measured cells are untouched.
+  EXPECT_DOUBLE_EQ(two.slowdown_at(0, 1), 1.5);
+  EXPECT_DOUBLE_EQ(two.slowdown_at(2, 1), 8.0);
+}
+
+TEST(TrainingSet, NeighbourImputationIsNeverFasterThanTheMeasuredBest) {
+  // On its neighbour c1 is the best (1x); imputed cells stay >= 1 so the oracle is unchanged.
+  TrainingSet ts = empty_training_set({"x"}, 2);
+  using K = CellKind;
+  add_shape(ts, "a", {1}, {1.2, 1.0}, {K::measured, K::measured});
+  add_shape(ts, "b", {2}, {1.0, 0}, {K::measured, K::unmeasured});
+  impute_unmeasured(ts, {.method = Imputation::neighbours, .neighbours = 1});
+  EXPECT_DOUBLE_EQ(ts.slowdown_at(1, 1), 1.0);
+  EXPECT_GE(ts.cost_at(1, 1), 0);
+}
+
+TEST(FitReport, ScoresTheFullyMeasuredShapesSeparately) {
+  TrainingSet ts = empty_training_set({"x"}, 2);
+  using K = CellKind;
+  for (int i = 0; i < 10; ++i) {
+    const bool measured = i % 3 != 0;  // shapes 0, 3, 6, 9 have an unmeasured cell
+    add_shape(ts, fmt::format("s{}", i), {double(i)}, {i < 5 ? 1.0 : 2.0, i < 5 ? 2.0 : 1.0},
+              {K::measured, measured ? K::measured : K::unmeasured});
+  }
+  const FitResult fit = fit_heuristic(ts, {});
+  EXPECT_EQ(fit.heldout.shapes, 10u);
+  EXPECT_EQ(fit.heldout_fully_measured.shapes, 6u);
+  const auto j = fit_report_json(fit, ts, "sm90");
+  EXPECT_EQ(j["heldout_fully_measured"]["shapes"], 6);
+  EXPECT_TRUE(j["heldout_fully_measured"].contains("geomean_slowdown"));
+}
+
 TEST(FitReport, CountsPicksOfUnmeasuredConfigs) {
   // c1 is measured only on half the shapes and is the best there; elsewhere it is unmeasured.
   TrainingSet ts = empty_training_set({"x"}, 2);

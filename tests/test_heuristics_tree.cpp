@@ -62,9 +62,48 @@ TEST(TreeFit, SplitsWhereTheSlowdownIsLargestNotWhereMostPicksChange) {
   }
   add_timed_shape(ts, "rare", {0.0, 1.0}, {3.0, 1.0});
   const auto rows = all_rows(ts);
-  const Heuristic h = fit_tree(ts, rows, {0, 1}, {.max_depth = 1, .min_leaf = 1});
+  const Heuristic h = fit_tree(ts, rows, {0, 1},
+                               {.max_depth = 1, .min_leaf = 1, .criterion = SplitCriterion::training});
   ASSERT_EQ(h.depth(), 1);
   EXPECT_EQ(h.nodes[0].feature, 1);
+}
+
+// 40 shapes on which c0 is best, plus `rare` shapes (feature "rare" = 1) on which c1 is 3x faster.
+TrainingSet with_rare_shapes(int rare) {
+  TrainingSet ts = empty_training_set({"common", "rare"}, 2);
+  for (int i = 0; i < 40; ++i)
+    add_timed_shape(ts, fmt::format("s{}", i), {double(i), 0.0}, {1.0, 1.5});
+  for (int i = 0; i < rare; ++i)
+    add_timed_shape(ts, fmt::format("rare{}", i), {double(i), 1.0}, {3.0, 1.0});
+  return ts;
+}
+
+TEST(TreeFit, LeaveOneOutDoesNotSplitOffALoneShape) {
+  // One rare shape: the training criterion isolates it (its leaf is perfect on it), but a new
+  // shape in that leaf would get whatever the other shapes there prefer: nothing, so the
+  // leave-one-out criterion sees no gain and keeps one leaf.
+  const TrainingSet ts = with_rare_shapes(1);
+  const auto rows = all_rows(ts);
+  EXPECT_EQ(fit_tree(ts, rows, {0, 1},
+                     {.max_depth = 4, .min_leaf = 1, .criterion = SplitCriterion::training})
+                .depth(),
+            1);
+  EXPECT_EQ(fit_tree(ts, rows, {0, 1},
+                     {.max_depth = 4, .min_leaf = 1, .criterion = SplitCriterion::leave_one_out})
+                .depth(),
+            0);
+}
+
+TEST(TreeFit, LeaveOneOutSplitsOffAGroupThatAgrees) {
+  // Three rare shapes that agree on c1: each is predicted by the other two, so the split pays.
+  const TrainingSet ts = with_rare_shapes(3);
+  const auto rows = all_rows(ts);
+  const Heuristic h = fit_tree(
+      ts, rows, {0, 1}, {.max_depth = 4, .min_leaf = 1, .criterion = SplitCriterion::leave_one_out});
+  ASSERT_EQ(h.depth(), 1);
+  EXPECT_EQ(h.nodes[0].feature, 1);
+  const TreeNode& right = h.nodes[static_cast<std::size_t>(h.nodes[0].right)];
+  EXPECT_EQ(h.configs[h.leaf_configs[static_cast<std::size_t>(right.left)]], 1u);
 }
 
 TEST(TreeFit, NeverRoutesATrainingShapeToAnIllegalConfig) {
