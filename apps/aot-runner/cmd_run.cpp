@@ -73,11 +73,11 @@ void print_text(const nlohmann::ordered_json& r) {
 void run_shape(const RunArgs& a) {
   const TunableKernel& kernel = find_kernel(a.kernel);
   const ProblemInfo info = kernel.describe(parse_shape_pairs(a.shape));
-  const std::optional<std::size_t> forced =
-      a.config.empty() ? std::nullopt : std::optional(config_index(kernel, a.config));
-  if (forced && !info.legality[*forced].ok) {
+  const bool forced = !a.config.empty();
+  const std::size_t forced_config = forced ? config_index(kernel, a.config) : 0;
+  if (forced && !info.legality[forced_config].ok) {
     throw InvalidArgument(fmt::format("--config {} cannot run this shape: {}", a.config,
-                                      info.legality[*forced].reason));
+                                      info.legality[forced_config].reason));
   }
   const int count = tuner::cuda_device_count();
   if (count == 0) {
@@ -97,7 +97,7 @@ void run_shape(const RunArgs& a) {
 
   const int arch = dev.cc_major * 10 + dev.cc_minor;
   const dispatch::Explanation e = dispatch::explain(*dispatch::current_store(), kernel, info, arch);
-  const std::size_t config = forced.value_or(e.config);
+  const std::size_t config = forced ? forced_config : e.config;
   const std::string chosen_by =
       forced ? "--config"
              : e.arch_used ? fmt::format("{} heuristic, {}, via {}", arch_name(e.arch_used),
