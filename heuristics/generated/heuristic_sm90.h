@@ -6,38 +6,38 @@
 //   database configs/sm90/jagged_sum.json
 //   sha256 27ee5e8867feb8001d0ef2da39e3431673412f15b9855e23b45384b243b61d77
 //   kernel source a43341c13d8472119a70619966baec8adb1dc058af367421dbd5dfcd1473fa73
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.2161, p95 2.4818, max 11.8441
-//   (4 held-out picks were configs the sweep did not time there: slowdown imputed)
-//   best single config block_row.t512.v1: geomean 2.7160
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.1574, p95 1.8497, max 4.3421
+//   (22 held-out picks were configs the sweep did not time there: slowdown imputed)
+//   best single config block_row.t256.v1: geomean 1.9480
 //   default config block_row.t512.v1: geomean 2.7160
-//   8 configs, tree depth 10 (max depth 10 and min leaf 2 from cross-validation)
+//   8 configs, tree depth 5 (max depth 5 and min leaf 4 from cross-validation)
 // jagged_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 191 shapes
 //   database configs/sm90/jagged_mean.json
 //   sha256 f027571c23140556e0b50381e2390e692bd32be95420d74b3648de2ebb7af7f0
 //   kernel source a43341c13d8472119a70619966baec8adb1dc058af367421dbd5dfcd1473fa73
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.2480, p95 2.8001, max 36.2836
-//   (9 held-out picks were configs the sweep did not time there: slowdown imputed)
-//   best single config block_row.t512.v1: geomean 2.8437
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.2090, p95 2.5695, max 11.9161
+//   (22 held-out picks were configs the sweep did not time there: slowdown imputed)
+//   best single config block_row.t256.v1: geomean 1.8172
 //   default config block_row.t512.v1: geomean 2.8437
-//   8 configs, tree depth 8 (max depth 8 and min leaf 4 from cross-validation)
+//   8 configs, tree depth 4 (max depth 4 and min leaf 8 from cross-validation)
 // jagged_dense_add: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 168 shapes
 //   database configs/sm90/jagged_dense_add.json
 //   sha256 67ba7c4a845fa7171315a747af19165c360b341d42de56c6e8e8b1b3c0dacc1a
 //   kernel source e923823cc9e95a869212596fdd85a5133a715e55718c94ed27e5b56d80fefe62
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.1325, p95 2.0000, max 3.9382
-//   (13 held-out picks were configs the sweep did not time there: slowdown imputed)
-//   best single config row_block.t256.r4.v2: geomean 1.2097
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0353, p95 1.1057, max 1.1602
+//   (52 held-out picks were configs the sweep did not time there: slowdown imputed)
+//   best single config flat.t256.v4: geomean 1.0974
 //   default config row_block.t128.r1.v1: geomean 1.5555
-//   8 configs, tree depth 3 (max depth 3 and min leaf 8 from cross-validation)
+//   8 configs, tree depth 3 (max depth 3 and min leaf 16 from cross-validation)
 // causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 154 shapes
 //   database configs/sm90/causal_trailing_mean.json
 //   sha256 d56eb8b8abbe4c9e7677553441633853b29f18dbba4733a0b3e882c7a10564a6
 //   kernel source 9133e811a3856e11c147ee5867298d41513d7fdab1dc6d1cd2c7717e3a7742b5
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0697, p95 1.1205, max 22.5765
-//   (2 held-out picks were configs the sweep did not time there: slowdown imputed)
-//   best single config block.t128.i1.s1: geomean 1.4593
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0321, p95 1.1223, max 1.1583
+//   (3 held-out picks were configs the sweep did not time there: slowdown imputed)
+//   best single config warp.t128.i4.s1: geomean 1.1711
 //   default config block.t128.i8.row: geomean 3.1086
-//   8 configs, tree depth 3 (max depth 3 and min leaf 4 from cross-validation)
+//   8 configs, tree depth 3 (max depth 3 and min leaf 2 from cross-validation)
 // clang-format off
 #pragma once
 
@@ -68,100 +68,56 @@ struct jagged_sum {
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::jagged_reduce::Config, 8> configs = {{
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 1, .chunk = 0},  // 0: block_row.t128.v1
-      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 1, .chunk = 0},  // 1: block_row.t512.v1
-      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 4, .chunk = 0},  // 2: block_row.t512.v4
-      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 8, .chunk = 0},  // 3: block_row.t512.v8
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0},  // 4: group_row.t128.v2
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 256, .vec = 1, .chunk = 0},  // 5: group_row.t256.v1
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 4, .chunk = 0},  // 1: block_row.t128.v4
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 1, .chunk = 0},  // 2: block_row.t512.v1
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 4, .chunk = 0},  // 3: block_row.t512.v4
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 8, .chunk = 0},  // 4: block_row.t512.v8
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 64, .vec = 1, .chunk = 0},  // 5: group_row.t64.v1
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 16384},  // 6: nnz_split.t256.v2.c16384
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536},  // 7: nnz_split.t256.v2.c65536
   }};
   static constexpr std::array<std::string_view, 8> config_ids = {
       "block_row.t128.v1",
+      "block_row.t128.v4",
       "block_row.t512.v1",
       "block_row.t512.v4",
       "block_row.t512.v8",
-      "group_row.t128.v2",
-      "group_row.t256.v1",
+      "group_row.t64.v1",
       "nnz_split.t256.v2.c16384",
       "nnz_split.t256.v2.c65536",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 69> tree = {{
-      {6, 1, 58, 10.939694216965412},  // 0: skew < 10.9397 ? 1 : 58
-      {1, 2, 43, 512.0},  // 1: B < 512 ? 2 : 43
-      {7, 3, 32, 21.417102866384287},  // 2: log2_bytes < 21.4171 ? 3 : 32
-      {2, 4, 9, 10.583005244258363},  // 3: M < 10.583 ? 4 : 9
-      {4, 5, 8, 99.91996797437437},  // 4: max_len < 99.92 ? 5 : 8
-      {5, 6, 7, 1.4577379737113252},  // 5: avg_len < 1.45774 ? 6 : 7
-      {-1, 0, 3, 0.0},  // 6: leaf: group_row.t256.v1, block_row.t128.v1, block_row.t512.v1
-      {-1, 3, 3, 0.0},  // 7: leaf: block_row.t128.v1, block_row.t512.v1, group_row.t256.v1
-      {-1, 6, 3, 0.0},  // 8: leaf: block_row.t512.v1, block_row.t128.v1, group_row.t256.v1
-      {5, 10, 29, 619.0577517485748},  // 9: avg_len < 619.058 ? 10 : 29
-      {4, 11, 22, 2.4494897427831783},  // 10: max_len < 2.44949 ? 11 : 22
-      {7, 12, 21, 16.8609704468702},  // 11: log2_bytes < 16.861 ? 12 : 21
-      {7, 13, 14, 7.944858841600516},  // 12: log2_bytes < 7.94486 ? 13 : 14
-      {-1, 9, 7, 0.0},  // 13: leaf: group_row.t256.v1, block_row.t128.v1, block_row.t512.v1, group_row.t128.v2, block_row.t512.v4, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384
-      {7, 15, 18, 12.466410197119599},  // 14: log2_bytes < 12.4664 ? 15 : 18
-      {3, 16, 17, 1.4142135623730951},  // 15: nnz < 1.41421 ? 16 : 17
-      {-1, 16, 8, 0.0},  // 16: leaf: block_row.t128.v1, block_row.t512.v1, group_row.t128.v2, group_row.t256.v1, block_row.t512.v4, block_row.t512.v8, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384
-      {-1, 24, 7, 0.0},  // 17: leaf: group_row.t128.v2, block_row.t128.v1, block_row.t512.v1, group_row.t256.v1, block_row.t512.v4, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384
-      {3, 19, 20, 64.1716448285378},  // 18: nnz < 64.1716 ? 19 : 20
-      {-1, 31, 7, 0.0},  // 19: leaf: block_row.t512.v1, group_row.t128.v2, block_row.t128.v1, group_row.t256.v1, block_row.t512.v4, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
-      {-1, 38, 7, 0.0},  // 20: leaf: block_row.t128.v1, block_row.t512.v1, group_row.t256.v1, group_row.t128.v2, block_row.t512.v4, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384
-      {-1, 45, 7, 0.0},  // 21: leaf: block_row.t512.v4, block_row.t512.v1, block_row.t128.v1, group_row.t128.v2, group_row.t256.v1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
-      {5, 23, 28, 485.8344346589593},  // 22: avg_len < 485.834 ? 23 : 28
-      {2, 24, 27, 715.5417527999327},  // 23: M < 715.542 ? 24 : 27
-      {7, 25, 26, 11.095586650631272},  // 24: log2_bytes < 11.0956 ? 25 : 26
-      {-1, 52, 7, 0.0},  // 25: leaf: block_row.t512.v1, block_row.t512.v4, block_row.t128.v1, group_row.t256.v1, group_row.t128.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384
-      {-1, 59, 7, 0.0},  // 26: leaf: block_row.t512.v4, block_row.t512.v1, block_row.t128.v1, group_row.t128.v2, nnz_split.t256.v2.c16384, group_row.t256.v1, nnz_split.t256.v2.c65536
-      {-1, 66, 7, 0.0},  // 27: leaf: group_row.t128.v2, group_row.t256.v1, block_row.t512.v4, block_row.t128.v1, block_row.t512.v1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
-      {-1, 73, 8, 0.0},  // 28: leaf: block_row.t512.v8, block_row.t512.v4, block_row.t512.v1, nnz_split.t256.v2.c16384, block_row.t128.v1, group_row.t256.v1, nnz_split.t256.v2.c65536, group_row.t128.v2
-      {0, 30, 31, 2.8284271247461903},  // 29: elem_bytes < 2.82843 ? 30 : 31
-      {-1, 81, 8, 0.0},  // 30: leaf: nnz_split.t256.v2.c16384, block_row.t512.v4, block_row.t512.v8, nnz_split.t256.v2.c65536, block_row.t512.v1, block_row.t128.v1, group_row.t128.v2, group_row.t256.v1
-      {-1, 89, 7, 0.0},  // 31: leaf: block_row.t512.v4, nnz_split.t256.v2.c16384, block_row.t512.v1, nnz_split.t256.v2.c65536, block_row.t128.v1, group_row.t256.v1, group_row.t128.v2
-      {4, 33, 36, 753.722760701838},  // 32: max_len < 753.723 ? 33 : 36
-      {3, 34, 35, 2069.72075411153},  // 33: nnz < 2069.72 ? 34 : 35
-      {-1, 96, 7, 0.0},  // 34: leaf: group_row.t128.v2, block_row.t512.v4, block_row.t128.v1, block_row.t512.v1, group_row.t256.v1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
-      {-1, 103, 7, 0.0},  // 35: leaf: block_row.t512.v4, block_row.t512.v1, nnz_split.t256.v2.c16384, group_row.t128.v2, block_row.t128.v1, nnz_split.t256.v2.c65536, group_row.t256.v1
-      {7, 37, 40, 25.564504693540425},  // 36: log2_bytes < 25.5645 ? 37 : 40
-      {5, 38, 39, 592.6929079360372},  // 37: avg_len < 592.693 ? 38 : 39
-      {-1, 110, 7, 0.0},  // 38: leaf: block_row.t512.v4, nnz_split.t256.v2.c16384, block_row.t512.v1, block_row.t128.v1, nnz_split.t256.v2.c65536, group_row.t128.v2, group_row.t256.v1
-      {-1, 117, 7, 0.0},  // 39: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t512.v4, block_row.t512.v1, block_row.t128.v1, group_row.t128.v2, group_row.t256.v1
-      {0, 41, 42, 2.8284271247461903},  // 40: elem_bytes < 2.82843 ? 41 : 42
-      {-1, 124, 8, 0.0},  // 41: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t512.v8, block_row.t512.v4, block_row.t512.v1, group_row.t128.v2, group_row.t256.v1, block_row.t128.v1
-      {-1, 132, 7, 0.0},  // 42: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, group_row.t128.v2, block_row.t512.v4, block_row.t512.v1, group_row.t256.v1, block_row.t128.v1
-      {2, 44, 55, 32.0},  // 43: M < 32 ? 44 : 55
-      {4, 45, 52, 36.66060555964672},  // 44: max_len < 36.6606 ? 45 : 52
-      {3, 46, 47, 1020.9921645144982},  // 45: nnz < 1020.99 ? 46 : 47
-      {-1, 139, 3, 0.0},  // 46: leaf: block_row.t128.v1, group_row.t256.v1, block_row.t512.v1
-      {2, 48, 49, 10.583005244258363},  // 47: M < 10.583 ? 48 : 49
-      {-1, 142, 3, 0.0},  // 48: leaf: group_row.t256.v1, block_row.t128.v1, block_row.t512.v1
-      {1, 50, 51, 11585.237502960395},  // 49: B < 11585.2 ? 50 : 51
-      {-1, 145, 7, 0.0},  // 50: leaf: group_row.t256.v1, group_row.t128.v2, block_row.t128.v1, block_row.t512.v1, block_row.t512.v4, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
-      {-1, 152, 7, 0.0},  // 51: leaf: group_row.t128.v2, group_row.t256.v1, block_row.t128.v1, block_row.t512.v1, block_row.t512.v4, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
-      {4, 53, 54, 11582.762364824723},  // 52: max_len < 11582.8 ? 53 : 54
-      {-1, 159, 3, 0.0},  // 53: leaf: block_row.t128.v1, block_row.t512.v1, group_row.t256.v1
-      {-1, 162, 3, 0.0},  // 54: leaf: block_row.t512.v1, block_row.t128.v1, group_row.t256.v1
-      {4, 56, 57, 652.8705844193013},  // 55: max_len < 652.871 ? 56 : 57
-      {-1, 165, 7, 0.0},  // 56: leaf: group_row.t128.v2, block_row.t128.v1, block_row.t512.v1, block_row.t512.v4, group_row.t256.v1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
-      {-1, 172, 8, 0.0},  // 57: leaf: block_row.t512.v8, block_row.t512.v4, group_row.t128.v2, block_row.t512.v1, block_row.t128.v1, group_row.t256.v1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
-      {7, 59, 64, 20.680823621399046},  // 58: log2_bytes < 20.6808 ? 59 : 64
-      {0, 60, 63, 2.8284271247461903},  // 59: elem_bytes < 2.82843 ? 60 : 63
-      {2, 61, 62, 64.0},  // 60: M < 64 ? 61 : 62
-      {-1, 180, 8, 0.0},  // 61: leaf: block_row.t512.v8, block_row.t512.v4, block_row.t512.v1, nnz_split.t256.v2.c16384, block_row.t128.v1, group_row.t128.v2, group_row.t256.v1, nnz_split.t256.v2.c65536
-      {-1, 188, 8, 0.0},  // 62: leaf: nnz_split.t256.v2.c16384, block_row.t512.v8, block_row.t512.v4, block_row.t512.v1, group_row.t128.v2, block_row.t128.v1, group_row.t256.v1, nnz_split.t256.v2.c65536
-      {-1, 196, 7, 0.0},  // 63: leaf: block_row.t512.v4, block_row.t512.v1, block_row.t128.v1, nnz_split.t256.v2.c16384, group_row.t128.v2, group_row.t256.v1, nnz_split.t256.v2.c65536
-      {7, 65, 66, 26.05409467649716},  // 64: log2_bytes < 26.0541 ? 65 : 66
-      {-1, 203, 7, 0.0},  // 65: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t512.v1, block_row.t512.v4, block_row.t128.v1, group_row.t128.v2, group_row.t256.v1
-      {3, 67, 68, 131001.48693812602},  // 66: nnz < 131001 ? 67 : 68
-      {-1, 210, 7, 0.0},  // 67: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t512.v1, group_row.t128.v2, block_row.t128.v1, block_row.t512.v4, group_row.t256.v1
-      {-1, 217, 7, 0.0},  // 68: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, block_row.t512.v1, block_row.t128.v1, group_row.t128.v2, block_row.t512.v4, group_row.t256.v1
+  static constexpr std::array<aotune::heuristics::TreeNode, 25> tree = {{
+      {2, 1, 10, 10.583005244258363},  // 0: M < 10.583 ? 1 : 10
+      {1, 2, 7, 4096.0},  // 1: B < 4096 ? 2 : 7
+      {4, 3, 6, 99.91996797437437},  // 2: max_len < 99.92 ? 3 : 6
+      {5, 4, 5, 1.4577379737113252},  // 3: avg_len < 1.45774 ? 4 : 5
+      {-1, 0, 3, 0.0},  // 4: leaf: group_row.t64.v1, block_row.t128.v1, block_row.t512.v1
+      {-1, 3, 3, 0.0},  // 5: leaf: block_row.t128.v1, block_row.t512.v1, group_row.t64.v1
+      {-1, 6, 3, 0.0},  // 6: leaf: block_row.t512.v1, block_row.t128.v1, group_row.t64.v1
+      {3, 8, 9, 1049303.1975206214},  // 7: nnz < 1.0493e+06 ? 8 : 9
+      {-1, 9, 3, 0.0},  // 8: leaf: group_row.t64.v1, block_row.t128.v1, block_row.t512.v1
+      {-1, 12, 3, 0.0},  // 9: leaf: block_row.t128.v1, group_row.t64.v1, block_row.t512.v1
+      {4, 11, 20, 665.4998121712733},  // 10: max_len < 665.5 ? 11 : 20
+      {1, 12, 15, 512.0},  // 11: B < 512 ? 12 : 15
+      {3, 13, 14, 1.4142135623730951},  // 12: nnz < 1.41421 ? 13 : 14
+      {-1, 15, 7, 0.0},  // 13: leaf: block_row.t128.v1, block_row.t512.v1, block_row.t128.v4, group_row.t64.v1, block_row.t512.v4, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384
+      {-1, 22, 7, 0.0},  // 14: leaf: block_row.t512.v4, block_row.t512.v1, block_row.t128.v4, group_row.t64.v1, block_row.t128.v1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
+      {4, 16, 19, 18.33030277982336},  // 15: max_len < 18.3303 ? 16 : 19
+      {2, 17, 18, 715.5417527999327},  // 16: M < 715.542 ? 17 : 18
+      {-1, 29, 7, 0.0},  // 17: leaf: block_row.t512.v4, group_row.t64.v1, block_row.t128.v4, block_row.t128.v1, block_row.t512.v1, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384
+      {-1, 36, 7, 0.0},  // 18: leaf: block_row.t128.v4, block_row.t512.v4, block_row.t128.v1, block_row.t512.v1, group_row.t64.v1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
+      {-1, 43, 7, 0.0},  // 19: leaf: block_row.t128.v4, group_row.t64.v1, block_row.t128.v1, block_row.t512.v4, nnz_split.t256.v2.c16384, block_row.t512.v1, nnz_split.t256.v2.c65536
+      {7, 21, 22, 20.07243386218199},  // 20: log2_bytes < 20.0724 ? 21 : 22
+      {-1, 50, 7, 0.0},  // 21: leaf: block_row.t512.v4, nnz_split.t256.v2.c16384, block_row.t512.v1, block_row.t128.v4, nnz_split.t256.v2.c65536, block_row.t128.v1, group_row.t64.v1
+      {4, 23, 24, 155689.85270402182},  // 22: max_len < 155690 ? 23 : 24
+      {-1, 57, 7, 0.0},  // 23: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t512.v4, block_row.t128.v4, group_row.t64.v1, block_row.t512.v1, block_row.t128.v1
+      {-1, 64, 7, 0.0},  // 24: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, block_row.t128.v4, block_row.t512.v4, group_row.t64.v1, block_row.t512.v1, block_row.t128.v1
   }};
-  static constexpr std::array<std::uint16_t, 224> leaf_configs = {5, 0, 1, 0, 1, 5, 1, 0, 5, 5, 0, 1, 4, 2, 7, 6, 0, 1, 4, 5, 2, 3, 7, 6, 4, 0, 1, 5, 2, 7, 6, 1, 4, 0, 5, 2, 6, 7, 0, 1, 5, 4, 2, 7, 6, 2, 1, 0, 4, 5, 6, 7, 1, 2, 0, 5, 4, 7, 6, 2, 1, 0, 4, 6, 5, 7, 4, 5, 2, 0, 1, 6, 7, 3, 2, 1, 6, 0, 5, 7, 4, 6, 2, 3, 7, 1, 0, 4, 5, 2, 6, 1, 7, 0, 5, 4, 4, 2, 0, 1, 5, 6, 7, 2, 1, 6, 4, 0, 7, 5, 2, 6, 1, 0, 7, 4, 5, 6, 7, 2, 1, 0, 4, 5, 6, 7, 3, 2, 1, 4, 5, 0, 7, 6, 4, 2, 1, 5, 0, 0, 5, 1, 5, 0, 1, 5, 4, 0, 1, 2, 6, 7, 4, 5, 0, 1, 2, 6, 7, 0, 1, 5, 1, 0, 5, 4, 0, 1, 2, 5, 6, 7, 3, 2, 4, 1, 0, 5, 6, 7, 3, 2, 1, 6, 0, 4, 5, 7, 6, 3, 2, 1, 4, 0, 5, 7, 2, 1, 0, 6, 4, 5, 7, 6, 7, 1, 2, 0, 4, 5, 6, 7, 1, 4, 0, 2, 5, 7, 6, 1, 0, 4, 2, 5};
+  static constexpr std::array<std::uint16_t, 71> leaf_configs = {5, 0, 2, 0, 2, 5, 2, 0, 5, 5, 0, 2, 0, 5, 2, 0, 2, 1, 5, 3, 7, 6, 3, 2, 1, 5, 0, 6, 7, 3, 5, 1, 0, 2, 7, 6, 1, 3, 0, 2, 5, 6, 7, 1, 5, 0, 3, 6, 2, 7, 3, 6, 2, 1, 7, 0, 5, 6, 7, 3, 1, 5, 2, 0, 7, 6, 1, 3, 5, 2, 0};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {1, 0, 5, 6, 2, 7, 4, 3};
+  static constexpr std::array<std::uint16_t, 8> fallback = {5, 2, 0, 3, 1, 6, 7, 4};
 };
 
 struct jagged_mean {
@@ -180,70 +136,46 @@ struct jagged_mean {
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::jagged_reduce::Config, 8> configs = {{
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 1, .chunk = 0},  // 0: block_row.t128.v1
-      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 4, .chunk = 0},  // 1: block_row.t128.v4
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 256, .vec = 8, .chunk = 0},  // 1: block_row.t256.v8
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 1, .chunk = 0},  // 2: block_row.t512.v1
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 4, .chunk = 0},  // 3: block_row.t512.v4
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 8, .chunk = 0},  // 4: block_row.t512.v8
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0},  // 5: group_row.t128.v1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0},  // 6: group_row.t128.v2
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 64, .vec = 1, .chunk = 0},  // 5: group_row.t64.v1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 64, .vec = 2, .chunk = 0},  // 6: group_row.t64.v2
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 16384},  // 7: nnz_split.t256.v2.c16384
   }};
   static constexpr std::array<std::string_view, 8> config_ids = {
       "block_row.t128.v1",
-      "block_row.t128.v4",
+      "block_row.t256.v8",
       "block_row.t512.v1",
       "block_row.t512.v4",
       "block_row.t512.v8",
-      "group_row.t128.v1",
-      "group_row.t128.v2",
+      "group_row.t64.v1",
+      "group_row.t64.v2",
       "nnz_split.t256.v2.c16384",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 39> tree = {{
-      {6, 1, 36, 18.219520214292057},  // 0: skew < 18.2195 ? 1 : 36
-      {1, 2, 23, 512.0},  // 1: B < 512 ? 2 : 23
-      {7, 3, 20, 21.47201747995381},  // 2: log2_bytes < 21.472 ? 3 : 20
-      {2, 4, 13, 40.0},  // 3: M < 40 ? 4 : 13
-      {6, 5, 12, 4.603991434431876},  // 4: skew < 4.60399 ? 5 : 12
-      {4, 6, 7, 6.928203230275509},  // 5: max_len < 6.9282 ? 6 : 7
-      {-1, 0, 3, 0.0},  // 6: leaf: group_row.t128.v1, block_row.t128.v1, block_row.t512.v1
-      {4, 8, 9, 18.894443627691185},  // 7: max_len < 18.8944 ? 8 : 9
-      {-1, 3, 3, 0.0},  // 8: leaf: block_row.t128.v1, block_row.t512.v1, group_row.t128.v1
-      {7, 10, 11, 12.157463589833501},  // 9: log2_bytes < 12.1575 ? 10 : 11
-      {-1, 6, 3, 0.0},  // 10: leaf: block_row.t128.v1, block_row.t512.v1, group_row.t128.v1
-      {-1, 9, 3, 0.0},  // 11: leaf: block_row.t512.v1, block_row.t128.v1, group_row.t128.v1
-      {-1, 12, 7, 0.0},  // 12: leaf: block_row.t512.v4, block_row.t512.v1, block_row.t128.v1, nnz_split.t256.v2.c16384, block_row.t128.v4, group_row.t128.v2, group_row.t128.v1
-      {4, 14, 19, 248.55180546517866},  // 13: max_len < 248.552 ? 14 : 19
-      {4, 15, 18, 3.7416573867739418},  // 14: max_len < 3.74166 ? 15 : 18
-      {2, 16, 17, 362.03867196751236},  // 15: M < 362.039 ? 16 : 17
-      {-1, 19, 7, 0.0},  // 16: leaf: group_row.t128.v1, block_row.t512.v1, block_row.t128.v1, group_row.t128.v2, block_row.t128.v4, block_row.t512.v4, nnz_split.t256.v2.c16384
-      {-1, 26, 7, 0.0},  // 17: leaf: block_row.t128.v4, block_row.t512.v1, block_row.t512.v4, block_row.t128.v1, group_row.t128.v2, group_row.t128.v1, nnz_split.t256.v2.c16384
-      {-1, 33, 7, 0.0},  // 18: leaf: block_row.t512.v4, block_row.t512.v1, group_row.t128.v2, block_row.t128.v4, block_row.t128.v1, group_row.t128.v1, nnz_split.t256.v2.c16384
-      {-1, 40, 7, 0.0},  // 19: leaf: nnz_split.t256.v2.c16384, block_row.t512.v4, block_row.t512.v1, group_row.t128.v1, group_row.t128.v2, block_row.t128.v4, block_row.t128.v1
-      {4, 21, 22, 822.5667146195499},  // 20: max_len < 822.567 ? 21 : 22
-      {-1, 47, 7, 0.0},  // 21: leaf: block_row.t512.v4, block_row.t512.v1, nnz_split.t256.v2.c16384, block_row.t128.v4, group_row.t128.v2, block_row.t128.v1, group_row.t128.v1
-      {-1, 54, 7, 0.0},  // 22: leaf: nnz_split.t256.v2.c16384, block_row.t512.v4, block_row.t512.v1, block_row.t128.v4, group_row.t128.v2, block_row.t128.v1, group_row.t128.v1
-      {2, 24, 33, 32.0},  // 23: M < 32 ? 24 : 33
-      {4, 25, 28, 36.66060555964672},  // 24: max_len < 36.6606 ? 25 : 28
-      {2, 26, 27, 10.583005244258363},  // 25: M < 10.583 ? 26 : 27
-      {-1, 61, 3, 0.0},  // 26: leaf: group_row.t128.v1, block_row.t128.v1, block_row.t512.v1
-      {-1, 64, 7, 0.0},  // 27: leaf: group_row.t128.v2, group_row.t128.v1, block_row.t128.v1, block_row.t128.v4, block_row.t512.v1, block_row.t512.v4, nnz_split.t256.v2.c16384
-      {5, 29, 32, 515.0972658816241},  // 28: avg_len < 515.097 ? 29 : 32
-      {2, 30, 31, 10.583005244258363},  // 29: M < 10.583 ? 30 : 31
-      {-1, 71, 3, 0.0},  // 30: leaf: block_row.t128.v1, group_row.t128.v1, block_row.t512.v1
-      {-1, 74, 7, 0.0},  // 31: leaf: block_row.t128.v4, block_row.t128.v1, group_row.t128.v2, block_row.t512.v1, group_row.t128.v1, block_row.t512.v4, nnz_split.t256.v2.c16384
-      {-1, 81, 3, 0.0},  // 32: leaf: block_row.t512.v1, block_row.t128.v1, group_row.t128.v1
-      {3, 34, 35, 4101.51252588603},  // 33: nnz < 4101.51 ? 34 : 35
-      {-1, 84, 7, 0.0},  // 34: leaf: block_row.t128.v4, group_row.t128.v2, block_row.t128.v1, block_row.t512.v1, block_row.t512.v4, group_row.t128.v1, nnz_split.t256.v2.c16384
-      {-1, 91, 7, 0.0},  // 35: leaf: group_row.t128.v2, block_row.t128.v1, block_row.t128.v4, group_row.t128.v1, block_row.t512.v1, block_row.t512.v4, nnz_split.t256.v2.c16384
-      {7, 37, 38, 20.675185766695193},  // 36: log2_bytes < 20.6752 ? 37 : 38
-      {-1, 98, 7, 0.0},  // 37: leaf: block_row.t512.v4, block_row.t512.v1, nnz_split.t256.v2.c16384, block_row.t128.v4, block_row.t128.v1, group_row.t128.v2, group_row.t128.v1
-      {-1, 105, 7, 0.0},  // 38: leaf: nnz_split.t256.v2.c16384, block_row.t512.v1, block_row.t512.v4, block_row.t128.v1, group_row.t128.v2, block_row.t128.v4, group_row.t128.v1
+  static constexpr std::array<aotune::heuristics::TreeNode, 15> tree = {{
+      {2, 1, 8, 10.583005244258363},  // 0: M < 10.583 ? 1 : 8
+      {1, 2, 7, 4096.0},  // 1: B < 4096 ? 2 : 7
+      {4, 3, 6, 128.0},  // 2: max_len < 128 ? 3 : 6
+      {5, 4, 5, 7.8806558310920405},  // 3: avg_len < 7.88066 ? 4 : 5
+      {-1, 0, 3, 0.0},  // 4: leaf: group_row.t64.v1, block_row.t128.v1, block_row.t512.v1
+      {-1, 3, 3, 0.0},  // 5: leaf: block_row.t128.v1, group_row.t64.v1, block_row.t512.v1
+      {-1, 6, 3, 0.0},  // 6: leaf: block_row.t512.v1, block_row.t128.v1, group_row.t64.v1
+      {-1, 9, 3, 0.0},  // 7: leaf: group_row.t64.v1, block_row.t128.v1, block_row.t512.v1
+      {4, 9, 14, 716.1145159819064},  // 8: max_len < 716.115 ? 9 : 14
+      {1, 10, 13, 512.0},  // 9: B < 512 ? 10 : 13
+      {5, 11, 12, 1.1092649593311779},  // 10: avg_len < 1.10926 ? 11 : 12
+      {-1, 12, 6, 0.0},  // 11: leaf: block_row.t512.v1, block_row.t128.v1, block_row.t512.v4, group_row.t64.v1, group_row.t64.v2, nnz_split.t256.v2.c16384
+      {-1, 18, 6, 0.0},  // 12: leaf: block_row.t512.v4, block_row.t512.v1, block_row.t128.v1, group_row.t64.v1, group_row.t64.v2, nnz_split.t256.v2.c16384
+      {-1, 24, 6, 0.0},  // 13: leaf: group_row.t64.v2, block_row.t512.v4, group_row.t64.v1, block_row.t128.v1, block_row.t512.v1, nnz_split.t256.v2.c16384
+      {-1, 30, 6, 0.0},  // 14: leaf: nnz_split.t256.v2.c16384, block_row.t512.v4, group_row.t64.v2, group_row.t64.v1, block_row.t512.v1, block_row.t128.v1
   }};
-  static constexpr std::array<std::uint16_t, 112> leaf_configs = {5, 0, 2, 0, 2, 5, 0, 2, 5, 2, 0, 5, 3, 2, 0, 7, 1, 6, 5, 5, 2, 0, 6, 1, 3, 7, 1, 2, 3, 0, 6, 5, 7, 3, 2, 6, 1, 0, 5, 7, 7, 3, 2, 5, 6, 1, 0, 3, 2, 7, 1, 6, 0, 5, 7, 3, 2, 1, 6, 0, 5, 5, 0, 2, 6, 5, 0, 1, 2, 3, 7, 0, 5, 2, 1, 0, 6, 2, 5, 3, 7, 2, 0, 5, 1, 6, 0, 2, 3, 5, 7, 6, 0, 1, 5, 2, 3, 7, 3, 2, 7, 1, 0, 6, 5, 7, 2, 3, 0, 6, 1, 5};
+  static constexpr std::array<std::uint16_t, 36> leaf_configs = {5, 0, 2, 0, 5, 2, 2, 0, 5, 5, 0, 2, 2, 0, 3, 5, 6, 7, 3, 2, 0, 5, 6, 7, 6, 3, 5, 0, 2, 7, 7, 3, 6, 5, 2, 0};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {2, 0, 5, 7, 3, 1, 6, 4};
+  static constexpr std::array<std::uint16_t, 8> fallback = {5, 2, 0, 3, 7, 6, 1, 4};
 };
 
 struct jagged_dense_add {
@@ -263,45 +195,41 @@ struct jagged_dense_add {
   };
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::jagged_dense_add::Config, 8> configs = {{
-      {.strategy = aotune::jagged_dense_add::Strategy::row_block, .threads = 128, .rows_per_block = 1, .vec = 4},  // 0: row_block.t128.r1.v4
-      {.strategy = aotune::jagged_dense_add::Strategy::row_block, .threads = 256, .rows_per_block = 1, .vec = 1},  // 1: row_block.t256.r1.v1
-      {.strategy = aotune::jagged_dense_add::Strategy::row_block, .threads = 256, .rows_per_block = 1, .vec = 8},  // 2: row_block.t256.r1.v8
-      {.strategy = aotune::jagged_dense_add::Strategy::row_block, .threads = 128, .rows_per_block = 4, .vec = 4},  // 3: row_block.t128.r4.v4
-      {.strategy = aotune::jagged_dense_add::Strategy::row_block, .threads = 256, .rows_per_block = 4, .vec = 4},  // 4: row_block.t256.r4.v4
-      {.strategy = aotune::jagged_dense_add::Strategy::row_block, .threads = 512, .rows_per_block = 8, .vec = 2},  // 5: row_block.t512.r8.v2
+      {.strategy = aotune::jagged_dense_add::Strategy::row_block, .threads = 128, .rows_per_block = 1, .vec = 1},  // 0: row_block.t128.r1.v1
+      {.strategy = aotune::jagged_dense_add::Strategy::row_block, .threads = 128, .rows_per_block = 1, .vec = 4},  // 1: row_block.t128.r1.v4
+      {.strategy = aotune::jagged_dense_add::Strategy::row_block, .threads = 128, .rows_per_block = 4, .vec = 4},  // 2: row_block.t128.r4.v4
+      {.strategy = aotune::jagged_dense_add::Strategy::row_block, .threads = 256, .rows_per_block = 4, .vec = 4},  // 3: row_block.t256.r4.v4
+      {.strategy = aotune::jagged_dense_add::Strategy::row_block, .threads = 256, .rows_per_block = 4, .vec = 8},  // 4: row_block.t256.r4.v8
+      {.strategy = aotune::jagged_dense_add::Strategy::flat, .threads = 256, .rows_per_block = 0, .vec = 2},  // 5: flat.t256.v2
       {.strategy = aotune::jagged_dense_add::Strategy::flat, .threads = 256, .rows_per_block = 0, .vec = 4},  // 6: flat.t256.v4
       {.strategy = aotune::jagged_dense_add::Strategy::flat, .threads = 256, .rows_per_block = 0, .vec = 8},  // 7: flat.t256.v8
   }};
   static constexpr std::array<std::string_view, 8> config_ids = {
+      "row_block.t128.r1.v1",
       "row_block.t128.r1.v4",
-      "row_block.t256.r1.v1",
-      "row_block.t256.r1.v8",
       "row_block.t128.r4.v4",
       "row_block.t256.r4.v4",
-      "row_block.t512.r8.v2",
+      "row_block.t256.r4.v8",
+      "flat.t256.v2",
       "flat.t256.v4",
       "flat.t256.v8",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 13> tree = {{
-      {10, 1, 8, 4374249.678976727},  // 0: total_bytes < 4.37425e+06 ? 1 : 8
-      {9, 2, 5, 5.656854249492381},  // 1: max_vec < 5.65685 ? 2 : 5
-      {10, 3, 4, 2418530.7915046276},  // 2: total_bytes < 2.41853e+06 ? 3 : 4
-      {-1, 0, 6, 0.0},  // 3: leaf: row_block.t512.r8.v2, row_block.t256.r4.v4, row_block.t128.r1.v4, row_block.t256.r1.v1, row_block.t128.r4.v4, flat.t256.v4
-      {-1, 6, 6, 0.0},  // 4: leaf: row_block.t128.r4.v4, row_block.t512.r8.v2, row_block.t256.r4.v4, flat.t256.v4, row_block.t128.r1.v4, row_block.t256.r1.v1
-      {6, 6, 7, 0.11657012161827174},  // 5: fill < 0.11657 ? 6 : 7
-      {-1, 12, 8, 0.0},  // 6: leaf: row_block.t256.r1.v8, row_block.t512.r8.v2, row_block.t256.r1.v1, row_block.t256.r4.v4, row_block.t128.r1.v4, flat.t256.v8, row_block.t128.r4.v4, flat.t256.v4
-      {-1, 20, 8, 0.0},  // 7: leaf: row_block.t256.r1.v1, row_block.t256.r1.v8, row_block.t256.r4.v4, row_block.t128.r1.v4, row_block.t512.r8.v2, flat.t256.v4, flat.t256.v8, row_block.t128.r4.v4
-      {5, 9, 10, 64.00765828446144},  // 8: mean_len < 64.0077 ? 9 : 10
-      {-1, 28, 6, 0.0},  // 9: leaf: row_block.t128.r4.v4, row_block.t256.r4.v4, row_block.t128.r1.v4, row_block.t512.r8.v2, flat.t256.v4, row_block.t256.r1.v1
-      {7, 11, 12, 1.994859975960492},  // 10: skew < 1.99486 ? 11 : 12
-      {-1, 34, 6, 0.0},  // 11: leaf: row_block.t256.r4.v4, row_block.t128.r1.v4, row_block.t128.r4.v4, row_block.t512.r8.v2, flat.t256.v4, row_block.t256.r1.v1
-      {-1, 40, 6, 0.0},  // 12: leaf: row_block.t128.r1.v4, row_block.t128.r4.v4, row_block.t256.r4.v4, flat.t256.v4, row_block.t512.r8.v2, row_block.t256.r1.v1
+  static constexpr std::array<aotune::heuristics::TreeNode, 9> tree = {{
+      {9, 1, 6, 5.656854249492381},  // 0: max_vec < 5.65685 ? 1 : 6
+      {2, 2, 5, 260914.3768518707},  // 1: nnz < 260914 ? 2 : 5
+      {6, 3, 4, 0.28252967476065477},  // 2: fill < 0.28253 ? 3 : 4
+      {-1, 0, 6, 0.0},  // 3: leaf: row_block.t128.r1.v4, row_block.t256.r4.v4, row_block.t128.r4.v4, flat.t256.v4, flat.t256.v2, row_block.t128.r1.v1
+      {-1, 6, 6, 0.0},  // 4: leaf: row_block.t256.r4.v4, flat.t256.v2, row_block.t128.r1.v4, row_block.t128.r1.v1, row_block.t128.r4.v4, flat.t256.v4
+      {-1, 12, 6, 0.0},  // 5: leaf: flat.t256.v4, row_block.t128.r4.v4, row_block.t256.r4.v4, row_block.t128.r1.v4, flat.t256.v2, row_block.t128.r1.v1
+      {10, 7, 8, 4595931.260955934},  // 6: total_bytes < 4.59593e+06 ? 7 : 8
+      {-1, 18, 8, 0.0},  // 7: leaf: row_block.t256.r4.v8, flat.t256.v8, flat.t256.v2, flat.t256.v4, row_block.t128.r1.v1, row_block.t256.r4.v4, row_block.t128.r4.v4, row_block.t128.r1.v4
+      {-1, 26, 8, 0.0},  // 8: leaf: flat.t256.v8, row_block.t256.r4.v8, row_block.t128.r4.v4, flat.t256.v4, row_block.t256.r4.v4, row_block.t128.r1.v4, flat.t256.v2, row_block.t128.r1.v1
   }};
-  static constexpr std::array<std::uint16_t, 46> leaf_configs = {5, 4, 0, 1, 3, 6, 3, 5, 4, 6, 0, 1, 2, 5, 1, 4, 0, 7, 3, 6, 1, 2, 4, 0, 5, 6, 7, 3, 3, 4, 0, 5, 6, 1, 4, 0, 3, 5, 6, 1, 0, 3, 4, 6, 5, 1};
+  static constexpr std::array<std::uint16_t, 34> leaf_configs = {1, 3, 2, 6, 5, 0, 3, 5, 1, 0, 2, 6, 6, 2, 3, 1, 5, 0, 4, 7, 5, 6, 0, 3, 2, 1, 7, 4, 2, 6, 3, 1, 5, 0};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {4, 0, 3, 5, 6, 1, 2, 7};
+  static constexpr std::array<std::uint16_t, 8> fallback = {6, 2, 3, 1, 5, 0, 7, 4};
 };
 
 struct causal_trailing_mean {
@@ -318,42 +246,42 @@ struct causal_trailing_mean {
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::causal_trailing_mean::Config, 8> configs = {{
       {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .items = 1, .seg_tiles = 1},  // 0: block.t128.i1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .items = 4, .seg_tiles = 0},  // 1: block.t128.i4.row
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .items = 1, .seg_tiles = 1},  // 2: block.t256.i1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .items = 1, .seg_tiles = 1},  // 3: warp.t128.i1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .items = 1, .seg_tiles = 1},  // 1: block.t256.i1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .items = 1, .seg_tiles = 1},  // 2: warp.t128.i1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .items = 4, .seg_tiles = 1},  // 3: warp.t128.i4.s1
       {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .items = 8, .seg_tiles = 1},  // 4: warp.t128.i8.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .items = 2, .seg_tiles = 1},  // 5: warp.t256.i2.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .items = 2, .seg_tiles = 0},  // 6: warp.t256.i2.row
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .items = 4, .seg_tiles = 1},  // 7: warp.t256.i4.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .items = 1, .seg_tiles = 1},  // 5: warp.t256.i1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .items = 2, .seg_tiles = 1},  // 6: warp.t256.i2.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .items = 2, .seg_tiles = 0},  // 7: warp.t256.i2.row
   }};
   static constexpr std::array<std::string_view, 8> config_ids = {
       "block.t128.i1.s1",
-      "block.t128.i4.row",
       "block.t256.i1.s1",
       "warp.t128.i1.s1",
+      "warp.t128.i4.s1",
       "warp.t128.i8.s1",
+      "warp.t256.i1.s1",
       "warp.t256.i2.s1",
       "warp.t256.i2.row",
-      "warp.t256.i4.s1",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
   static constexpr std::array<aotune::heuristics::TreeNode, 11> tree = {{
       {5, 1, 6, 370727.60009473265},  // 0: elems < 370728 ? 1 : 6
-      {5, 2, 5, 183178.68871678278},  // 1: elems < 183179 ? 2 : 5
-      {2, 3, 4, 316.2277660168379},  // 2: T < 316.228 ? 3 : 4
-      {-1, 0, 8, 0.0},  // 3: leaf: block.t128.i1.s1, block.t256.i1.s1, warp.t128.i1.s1, warp.t256.i2.s1, block.t128.i4.row, warp.t256.i4.s1, warp.t256.i2.row, warp.t128.i8.s1
-      {-1, 8, 8, 0.0},  // 4: leaf: warp.t128.i1.s1, block.t128.i1.s1, block.t256.i1.s1, warp.t256.i2.s1, warp.t256.i4.s1, warp.t128.i8.s1, block.t128.i4.row, warp.t256.i2.row
-      {-1, 16, 8, 0.0},  // 5: leaf: warp.t256.i2.s1, warp.t256.i4.s1, block.t128.i1.s1, warp.t128.i1.s1, warp.t128.i8.s1, block.t256.i1.s1, block.t128.i4.row, warp.t256.i2.row
+      {2, 2, 3, 316.2277660168379},  // 1: T < 316.228 ? 2 : 3
+      {-1, 0, 8, 0.0},  // 2: leaf: block.t128.i1.s1, block.t256.i1.s1, warp.t128.i1.s1, warp.t256.i1.s1, warp.t256.i2.s1, warp.t128.i4.s1, warp.t128.i8.s1, warp.t256.i2.row
+      {6, 4, 5, 366357.37743356556},  // 3: total_bytes < 366357 ? 4 : 5
+      {-1, 8, 8, 0.0},  // 4: leaf: warp.t128.i1.s1, warp.t256.i1.s1, block.t128.i1.s1, warp.t256.i2.s1, block.t256.i1.s1, warp.t128.i4.s1, warp.t128.i8.s1, warp.t256.i2.row
+      {-1, 16, 8, 0.0},  // 5: leaf: warp.t256.i2.s1, warp.t128.i1.s1, warp.t256.i1.s1, block.t128.i1.s1, warp.t128.i4.s1, block.t256.i1.s1, warp.t128.i8.s1, warp.t256.i2.row
       {1, 7, 10, 2048.0},  // 6: rows < 2048 ? 7 : 10
       {5, 8, 9, 655360.0000000001},  // 7: elems < 655360 ? 8 : 9
-      {-1, 24, 8, 0.0},  // 8: leaf: warp.t256.i4.s1, warp.t128.i8.s1, warp.t128.i1.s1, block.t128.i1.s1, warp.t256.i2.s1, block.t256.i1.s1, block.t128.i4.row, warp.t256.i2.row
-      {-1, 32, 8, 0.0},  // 9: leaf: warp.t128.i8.s1, block.t128.i1.s1, warp.t128.i1.s1, warp.t256.i2.s1, warp.t256.i4.s1, block.t256.i1.s1, block.t128.i4.row, warp.t256.i2.row
-      {-1, 40, 8, 0.0},  // 10: leaf: warp.t256.i2.row, warp.t128.i8.s1, warp.t256.i4.s1, warp.t256.i2.s1, block.t128.i4.row, block.t128.i1.s1, warp.t128.i1.s1, block.t256.i1.s1
+      {-1, 24, 8, 0.0},  // 8: leaf: warp.t128.i4.s1, warp.t256.i2.s1, warp.t128.i8.s1, warp.t256.i1.s1, warp.t128.i1.s1, block.t128.i1.s1, block.t256.i1.s1, warp.t256.i2.row
+      {-1, 32, 8, 0.0},  // 9: leaf: warp.t128.i8.s1, warp.t128.i4.s1, warp.t256.i2.s1, warp.t256.i1.s1, warp.t128.i1.s1, block.t128.i1.s1, block.t256.i1.s1, warp.t256.i2.row
+      {-1, 40, 8, 0.0},  // 10: leaf: warp.t256.i2.row, warp.t128.i8.s1, warp.t128.i4.s1, warp.t256.i2.s1, warp.t128.i1.s1, block.t128.i1.s1, warp.t256.i1.s1, block.t256.i1.s1
   }};
-  static constexpr std::array<std::uint16_t, 48> leaf_configs = {0, 2, 3, 5, 1, 7, 6, 4, 3, 0, 2, 5, 7, 4, 1, 6, 5, 7, 0, 3, 4, 2, 1, 6, 7, 4, 3, 0, 5, 2, 1, 6, 4, 0, 3, 5, 7, 2, 1, 6, 6, 4, 7, 5, 1, 0, 3, 2};
+  static constexpr std::array<std::uint16_t, 48> leaf_configs = {0, 1, 2, 5, 6, 3, 4, 7, 2, 5, 0, 6, 1, 3, 4, 7, 6, 2, 5, 0, 3, 1, 4, 7, 3, 6, 4, 5, 2, 0, 1, 7, 4, 3, 6, 5, 2, 0, 1, 7, 7, 4, 3, 6, 2, 0, 5, 1};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {0, 3, 5, 4, 7, 2, 1, 6};
+  static constexpr std::array<std::uint16_t, 8> fallback = {3, 6, 4, 5, 2, 0, 1, 7};
 };
 
 using kernels = aotune::heuristics::TableList<jagged_sum, jagged_mean, jagged_dense_add, causal_trailing_mean>;
