@@ -53,27 +53,49 @@ def table(result, commit, command):
 
 
 def plot(result, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib not available: no plot")
-        return
-    labels, values = [], []
+    """Horizontal bars of our speedup over the best agreeing peer per shape, on a log axis, as SVG
+    written by hand (the GPU machine has no matplotlib)."""
+    rows = []
     for r in result["rows"]:
         peers = {k: v for k, v in r.get("peers", {}).items() if "us" in v and v.get("agrees")}
         if "ours_us" in r and peers:
-            labels.append(f"{r['kernel']} {shape_text(r['shape'])}")
-            values.append(min(v["us"] for v in peers.values()) / r["ours_us"])
-    fig, ax = plt.subplots(figsize=(10, 0.32 * len(labels) + 1))
-    ax.barh(range(len(labels)), values, color=["tab:green" if v >= 1 else "tab:red" for v in values])
-    ax.axvline(1.0, color="black", lw=0.8)
-    ax.set_yticks(range(len(labels)), labels, fontsize=7)
-    ax.set_xscale("log")
-    ax.set_xlabel("speedup of aotune over the best peer (log scale)")
-    fig.tight_layout()
-    fig.savefig(path)
+            name, best = min(peers.items(), key=lambda kv: kv[1]["us"])
+            rows.append((f"{r['kernel']} {shape_text(r['shape'])}", best["us"] / r["ours_us"], name))
+    if not rows:
+        print("no row has both our time and an agreeing peer: no plot")
+        return
+    left, bar_h, gap, width = 430, 16, 6, 420
+    lo = min(0.25, min(v for _, v, _ in rows) / 1.2)
+    hi = max(8.0, max(v for _, v, _ in rows) * 1.2)
+    def x_of(v):
+        return left + width * (math.log(v) - math.log(lo)) / (math.log(hi) - math.log(lo))
+    height = 60 + len(rows) * (bar_h + gap) + 40
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 160}" height="{height}" '
+           'font-family="sans-serif" font-size="11">',
+           f'<rect width="{left + width + 160}" height="{height}" fill="white"/>',
+           f'<text x="10" y="20" font-size="14" font-weight="bold">aotune speedup over the best '
+           f'agreeing peer (log scale; right of 1 = aotune faster)</text>']
+    y = 40
+    x1 = x_of(1.0)
+    for label, v, peer in rows:
+        xv = x_of(v)
+        color = "#2e7d32" if v >= 1 else "#c62828"
+        out.append(f'<text x="{left - 6}" y="{y + bar_h - 4}" text-anchor="end">'
+                   f'{label.replace("&", "&amp;").replace("<", "&lt;")}</text>')
+        out.append(f'<rect x="{min(x1, xv):.1f}" y="{y}" width="{abs(xv - x1):.1f}" height="{bar_h}" '
+                   f'fill="{color}"><title>{v:.2f}x vs {peer}</title></rect>')
+        out.append(f'<text x="{max(x1, xv) + 4:.1f}" y="{y + bar_h - 4}">{v:.2f}x ({peer})</text>')
+        y += bar_h + gap
+    for tick in (0.25, 0.5, 1, 2, 4, 8, 16):
+        if lo <= tick <= hi:
+            xt = x_of(tick)
+            out.append(f'<line x1="{xt:.1f}" y1="36" x2="{xt:.1f}" y2="{y}" stroke="'
+                       f'{"black" if tick == 1 else "#cccccc"}" stroke-width="{1 if tick == 1 else 0.5}"/>')
+            out.append(f'<text x="{xt:.1f}" y="{y + 14}" text-anchor="middle">{tick:g}x</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+    print(f"wrote {path}")
 
 
 def main():
