@@ -5,17 +5,7 @@
 
 namespace aotune::heuristics {
 
-HeuristicView Heuristic::view() const {
-  HeuristicView v;
-  v.nodes = nodes.data();
-  v.num_nodes = static_cast<int32_t>(nodes.size());
-  v.leaf_configs = leaf_configs.data();
-  v.fallback = fallback.data();
-  v.num_fallback = static_cast<int32_t>(fallback.size());
-  v.config_index = configs.data();
-  v.num_configs = static_cast<int32_t>(configs.size());
-  return v;
-}
+HeuristicView Heuristic::view() const { return make_view(nodes, leaf_configs, fallback, configs); }
 
 int Heuristic::depth() const {
   if (nodes.empty()) return -1;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 namespace aotune::heuristics {
 
@@ -39,6 +40,21 @@ struct HeuristicView {
   const uint32_t* config_index = nullptr;  // table position -> index in the kernel's config space
   int32_t num_configs = 0;
 };
+
+// The view of tables held elsewhere (the fitter's Heuristic, the dispatch store's entries); they
+// must outlive it.
+constexpr HeuristicView make_view(std::span<const TreeNode> nodes,
+                                  std::span<const uint16_t> leaf_configs,
+                                  std::span<const uint16_t> fallback,
+                                  std::span<const uint32_t> config_index) {
+  return {.nodes = nodes.data(),
+          .num_nodes = static_cast<int32_t>(nodes.size()),
+          .leaf_configs = leaf_configs.data(),
+          .fallback = fallback.data(),
+          .num_fallback = static_cast<int32_t>(fallback.size()),
+          .config_index = config_index.data(),
+          .num_configs = static_cast<int32_t>(config_index.size())};
+}
 
 // Where the routed config came from, best to worst.
 enum class ChoiceSource : int32_t { leaf, fallback, default_config, any_legal, none };

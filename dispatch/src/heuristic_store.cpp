@@ -15,15 +15,7 @@ namespace aotune::dispatch {
 namespace fs = std::filesystem;
 
 heuristics::HeuristicView KernelHeuristic::view() const {
-  heuristics::HeuristicView v;
-  v.nodes = nodes.data();
-  v.num_nodes = static_cast<int32_t>(nodes.size());
-  v.leaf_configs = leaf_configs.data();
-  v.fallback = fallback.data();
-  v.num_fallback = static_cast<int32_t>(fallback.size());
-  v.config_index = configs.data();
-  v.num_configs = static_cast<int32_t>(configs.size());
-  return v;
+  return heuristics::make_view(nodes, leaf_configs, fallback, configs);
 }
 
 HeuristicStore::HeuristicStore(std::vector<KernelHeuristic> heuristics) {
