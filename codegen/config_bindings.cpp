@@ -7,22 +7,19 @@
 namespace aotune::codegen {
 
 const std::vector<ConfigBinding>& config_bindings() {
-  // One entry per registered kernel.
+  // One entry per registered kernel; jagged_sum and jagged_mean share one implementation.
+  const auto jagged_reduce = [](std::string_view kernel) {
+    return ConfigBinding{kernel,
+                         "kernels/jagged_reduce/jagged_reduce.h",
+                         "aotune::jagged_reduce::Config",
+                         {{"strategy", "aotune::jagged_reduce::Strategy"},
+                          {"threads", {}},
+                          {"vec", {}},
+                          {"chunk", {}}}};
+  };
   static const std::vector<ConfigBinding> bindings = {
-      {"jagged_sum",
-       "kernels/jagged_reduce/jagged_reduce.h",
-       "aotune::jagged_reduce::Config",
-       {{"strategy", "aotune::jagged_reduce::Strategy"},
-        {"threads", {}},
-        {"vec", {}},
-        {"chunk", {}}}},
-      {"jagged_mean",
-       "kernels/jagged_reduce/jagged_reduce.h",
-       "aotune::jagged_reduce::Config",
-       {{"strategy", "aotune::jagged_reduce::Strategy"},
-        {"threads", {}},
-        {"vec", {}},
-        {"chunk", {}}}},
+      jagged_reduce("jagged_sum"),
+      jagged_reduce("jagged_mean"),
       {"jagged_dense_add",
        "kernels/jagged_dense_add/jagged_dense_add.h",
        "aotune::jagged_dense_add::Config",
