@@ -32,7 +32,7 @@ const std::vector<ConfigBinding>& config_bindings() {
        "aotune::causal_trailing_mean::Config",
        {{"unit", "aotune::causal_trailing_mean::Unit"},
         {"threads", {}},
-        {"items", {}},
+        {"vecs", {}},
         {"seg_tiles", {}}}},
   };
   return bindings;

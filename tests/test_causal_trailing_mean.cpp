@@ -12,6 +12,7 @@
 
 #include "kernels/causal_trailing_mean/causal_trailing_mean.h"
 #include "kernels/causal_trailing_mean/causal_trailing_mean_kernel.h"
+#include "kernels/causal_trailing_mean/causal_trailing_mean_launch.h"
 #include "kernels/common/errors.h"
 #include "kernels/common/host_data.h"
 
@@ -188,16 +189,20 @@ TEST(CausalTrailingMeanReference, RejectsSizesThatDisagreeWithTheData) {
   expect_invalid([] { reference(std::vector<double>(4), 1, 4, 0); }, {"cf", "got 0"});
 }
 
-TEST(CausalTrailingMeanSupports, AlwaysAcceptsWholeRowConfigs) {
+TEST(CausalTrailingMeanSupports, TheLongestSegmentConfigsAcceptEveryProblem) {
   std::mt19937_64 rng(3);
+  int always = 0;
+  for (const auto& c : config_space()) always += detail::always_legal(c) ? 1 : 0;
+  EXPECT_GE(always, 1);
   for (int trial = 0; trial < 200; ++trial) {
     Problem p = valid_problem();
     p.B = 1 + static_cast<int64_t>(rng() % 1000);
     p.D = 1 + static_cast<int64_t>(rng() % 1000);
     p.T = 1 + static_cast<int64_t>(rng() % (int64_t{1} << 24));
     p.cf = 1 + static_cast<int64_t>(rng() % (int64_t{1} << 26));
+    p.dtype = trial % 2 == 0 ? DType::f32 : DType::bf16;
     for (const auto& c : config_space()) {
-      if (c.seg_tiles != 0) continue;
+      if (!detail::always_legal(c)) continue;
       const Legality l = supports(c, p);
       EXPECT_TRUE(l.ok) << config_id(c) << ": " << l.reason;
     }
@@ -208,7 +213,7 @@ TEST(CausalTrailingMeanSupports, RejectsShortSegmentsUnderALongWindowWithAReason
   Problem p = valid_problem();
   p.T = 65536;
   p.cf = 100000;
-  const Config one_tile{Unit::block, 128, 1, 1};
+  const Config one_tile{Unit::block, 128, 1, 1};  // 512 fp32 elements per segment
   const Legality l = supports(one_tile, p);
   EXPECT_FALSE(l.ok);
   EXPECT_NE(l.reason.find("halo"), std::string::npos) << l.reason;
@@ -219,12 +224,13 @@ TEST(CausalTrailingMeanSupports, RejectsShortSegmentsUnderALongWindowWithAReason
 
 TEST(CausalTrailingMeanSupports, RejectsAConfigWithoutACompiledKernel) {
   const Problem p = valid_problem();
-  const Legality warp16 = supports(Config{Unit::warp, 128, 16, 0}, p);
-  EXPECT_FALSE(warp16.ok);
-  EXPECT_NE(warp16.reason.find("no compiled kernel"), std::string::npos) << warp16.reason;
-  EXPECT_FALSE(supports(Config{Unit::block, 512, 4, 0}, p).ok);
-  EXPECT_FALSE(supports(Config{Unit::block, 256, 3, 0}, p).ok);
-  EXPECT_FALSE(supports(Config{Unit::block, 256, 4, -1}, p).ok);
+  const Legality vec8 = supports(Config{Unit::warp, 128, 8, 1}, p);
+  EXPECT_FALSE(vec8.ok);
+  EXPECT_NE(vec8.reason.find("no compiled kernel"), std::string::npos) << vec8.reason;
+  EXPECT_FALSE(supports(Config{Unit::block, 512, 4, 1}, p).ok);
+  EXPECT_FALSE(supports(Config{Unit::block, 256, 3, 1}, p).ok);
+  EXPECT_FALSE(supports(Config{Unit::block, 256, 4, 0}, p).ok);   // whole rows: error would grow
+  EXPECT_FALSE(supports(Config{Unit::block, 256, 4, 17}, p).ok);  // past kMaxSegTiles
 }
 
 TEST(CausalTrailingMeanFeatures, ListsCallerKnownSizesInAFixedOrder) {

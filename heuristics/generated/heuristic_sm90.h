@@ -245,14 +245,14 @@ struct causal_trailing_mean {
   };
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::causal_trailing_mean::Config, 8> configs = {{
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .items = 1, .seg_tiles = 1},  // 0: block.t128.i1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .items = 1, .seg_tiles = 1},  // 1: block.t256.i1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .items = 1, .seg_tiles = 1},  // 2: warp.t128.i1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .items = 4, .seg_tiles = 1},  // 3: warp.t128.i4.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .items = 8, .seg_tiles = 1},  // 4: warp.t128.i8.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .items = 1, .seg_tiles = 1},  // 5: warp.t256.i1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .items = 2, .seg_tiles = 1},  // 6: warp.t256.i2.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .items = 2, .seg_tiles = 0},  // 7: warp.t256.i2.row
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 1},  // 0: block.t128.i1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 1, .seg_tiles = 1},  // 1: block.t256.i1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 1},  // 2: warp.t128.i1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 4, .seg_tiles = 1},  // 3: warp.t128.i4.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 4, .seg_tiles = 1},  // 4: warp.t128.i8.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1},  // 5: warp.t256.i1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 2, .seg_tiles = 1},  // 6: warp.t256.i2.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 2, .seg_tiles = 16},  // 7: warp.t256.i2.row
   }};
   static constexpr std::array<std::string_view, 8> config_ids = {
       "block.t128.i1.s1",

@@ -2,9 +2,9 @@
 //   x [B, D, T] contiguous, window cf >= 1 -> out [B, D, T] of the same dtype
 //   out[b, d, t] = (sum of x[b, d, max(0, t-cf+1) .. t]) / min(t+1, cf)
 // Any T and any cf (cf > T means every output is the mean of its whole prefix). Every row of T
-// elements is independent. Partial sums stay local to a window (running sum in fp64, halo
-// recomputed per segment), so the error does not grow with T. Every Config computes the same
-// function.
+// elements is independent. Small windows are summed directly; larger ones run a window sum along
+// segments of at most 16 tiles, each seeded by an fp64 halo sum, so the error does not grow with T.
+// Every Config computes the same function.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -29,8 +29,9 @@ enum class Unit {
 struct Config {
   Unit unit = Unit::block;
   int threads = 256;   // threads per block (128 or 256)
-  int items = 4;       // consecutive elements per thread per tile; a tile is unit-threads * items
-  int seg_tiles = 0;   // tiles per independent segment (each starts with a halo sum); 0 = whole row
+  int vecs = 2;        // 16-byte vectors per thread per tile (1, 2 or 4); a tile is unit-threads *
+                       // vecs * (16 / element size) elements
+  int seg_tiles = 4;   // tiles per independent segment, 1..16 (each starts with a halo sum)
   friend bool operator==(const Config&, const Config&) = default;
 };
 

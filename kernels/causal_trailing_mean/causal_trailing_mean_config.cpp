@@ -29,37 +29,35 @@ std::string pointer_text(const void* p) {
 }  // namespace
 
 const std::vector<Config>& config_space() {
-  // Block units for long rows, warp units (several rows per block) for short ones; segments of one
-  // tile give the most parallelism, whole rows read nothing twice, 8 tiles sit between.
+  // Block units for long rows, warp units (several rows per block) for short ones; one-tile
+  // segments give the most parallelism (few rows, long T), 16-tile segments re-read the least halo.
   static const std::vector<Config> space = [] {
     std::vector<Config> s;
-    for (int threads : {128, 256})
-      for (int items : {1, 2, 4, 8, 16})
-        for (int seg_tiles : {1, 8, 0}) s.push_back({Unit::block, threads, items, seg_tiles});
-    for (int threads : {128, 256})
-      for (int items : {1, 2, 4, 8})
-        for (int seg_tiles : {1, 0}) s.push_back({Unit::warp, threads, items, seg_tiles});
+    for (Unit unit : {Unit::block, Unit::warp})
+      for (int threads : {128, 256})
+        for (int vecs : {1, 2, 4})
+          for (int seg_tiles : {1, 4, 16}) s.push_back({unit, threads, vecs, seg_tiles});
     return s;
   }();
   return space;
 }
 
 std::string config_id(const Config& c) {
-  return std::string(unit_name(c.unit)) + ".t" + std::to_string(c.threads) + ".i" +
-         std::to_string(c.items) + (c.seg_tiles == 0 ? ".row" : ".s" + std::to_string(c.seg_tiles));
+  return std::string(unit_name(c.unit)) + ".t" + std::to_string(c.threads) + ".v" +
+         std::to_string(c.vecs) + ".s" + std::to_string(c.seg_tiles);
 }
 
 nlohmann::json to_json(const Config& c) {
   return {{"unit", unit_name(c.unit)},
           {"threads", c.threads},
-          {"items", c.items},
+          {"vecs", c.vecs},
           {"seg_tiles", c.seg_tiles}};
 }
 
 Config config_from_json(const nlohmann::json& j) {
   try {
     return {parse_unit(j.at("unit").get<std::string>()), j.at("threads").get<int>(),
-            j.at("items").get<int>(), j.at("seg_tiles").get<int>()};
+            j.at("vecs").get<int>(), j.at("seg_tiles").get<int>()};
   } catch (const nlohmann::json::exception& e) {
     throw InvalidArgument("causal_trailing_mean config " + j.dump() + " is malformed: " + e.what());
   }
@@ -98,13 +96,13 @@ void validate(const Problem& p) {
 Legality supports(const Config& c, const Problem& p) {
   if (!detail::has_instance(c)) {
     return Legality::no("no compiled kernel for " + config_id(c) +
-                        " (threads 128|256, items 1|2|4|8|16 for block units and up to 8 for "
-                        "warp units, seg_tiles 0.." + std::to_string(detail::kMaxSegTiles) + ")");
+                        " (threads 128|256, vecs 1|2|4, seg_tiles 1.." +
+                        std::to_string(detail::kMaxSegTiles) + ")");
   }
   if (p.B == 0 || p.D == 0 || p.T == 0) return Legality::yes();  // nothing to launch
-  const int64_t seg = detail::segment_length(c, p.T);
+  const int64_t seg = detail::segment_length(c, p.T, p.dtype);
   const int64_t window = std::min(p.cf, p.T);
-  if (seg < p.T && window > detail::kMaxHaloRatio * seg) {
+  if (!detail::always_legal(c) && seg < p.T && window > detail::kMaxHaloRatio * seg) {
     return Legality::no("halo of min(cf,T)=" + std::to_string(window) + " elements exceeds " +
                         std::to_string(detail::kMaxHaloRatio) + "x the segment length " +
                         std::to_string(seg) + " (redundant reads; longer segments win)");

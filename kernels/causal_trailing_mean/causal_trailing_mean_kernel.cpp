@@ -150,6 +150,9 @@ std::vector<nlohmann::json> trailing_test_shapes() {
       {{"B", 64}, {"D", 64}, {"T", 100}, {"cf", 10}},                    // many short rows
       {{"B", 3}, {"D", 5}, {"T", 777}, {"cf", 50}, {"misalign", 1}},
       {{"B", 2}, {"D", 3}, {"T", 2500}, {"cf", 300}, {"misalign", 3}},
+      {{"B", 2}, {"D", 3}, {"T", 3000}, {"cf", 5}},                      // just past direct (f32)
+      {{"B", 2}, {"D", 3}, {"T", 3000}, {"cf", 9}},                      // just past direct (16-bit)
+      {{"B", 1}, {"D", 3}, {"T", 40000}, {"cf", 7}, {"mean", -20}},      // direct, long rows
   };
   std::vector<nlohmann::json> shapes;
   uint64_t seed = 101;

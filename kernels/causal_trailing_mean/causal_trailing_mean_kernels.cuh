@@ -1,17 +1,27 @@
-// Device kernels of causal_trailing_mean and the typed launcher that picks one. Compile-time knobs
-// are the storage type, the block size, the scanning unit (block or warp) and the items per thread;
-// the segment length is runtime. Included only by the per-dtype instance files
-// (causal_trailing_mean_launch_<dtype>.cu).
+// Device kernel of causal_trailing_mean and the typed launcher that picks an instance. Compile-time
+// knobs are the storage type, the block size, the scanning unit (block or warp) and the 16-byte
+// vectors per thread per tile; the segment length is runtime. Included only by the per-dtype
+// instance files (causal_trailing_mean_launch_<dtype>.cu).
 //
-// Algorithm: each row is cut into segments, each segment into tiles of UNIT*ITEMS elements. With
-// S(t) = S(t-1) + x[t] - x[t-cf] (the second term only for t >= cf) and S(s0-1) the halo sum of
-// x[max(0, s0-cf) .. s0-1], a segment is an inclusive scan of d[t] = x[t] - x[t-cf] seeded by its
-// halo, and out[t] = S(t) / min(t+1, cf). d is formed in fp64 (exact for every storage type) and
-// the scan runs in fp64, so no rounding error accumulates along T (BENCH.md, Numerics), and S(t)
-// stays accurate even when the window's values are tiny next to their neighbours (an fp32 scan
-// fails there: 1e-6 computed as 0.7 + (1e-6 - 0.7) is off by up to 2^-25, over 1e-2 relative).
+// Layout. A row is cut into segments of seg_tiles tiles; a tile is UNIT threads * VECS vectors of
+// V = 16/sizeof(T) elements. Inside a tile each warp owns a contiguous stretch, and inside that a
+// chunk k covers 32*V elements with lane l holding elements l*V .. l*V+V-1: every global load and
+// store is one coalesced 16-byte access per thread (scalar fallback for a misaligned row or a
+// partial tile), and each thread's elements are consecutive, so the scan needs no transpose.
+//
+// Two ways to compute, chosen by the window (uniform over the launch):
+//  - cf <= V ("direct"): each output sums its window straight from registers (its own vector plus
+//    the one before, from the neighbouring lane). Error <= cf * eps * sum|window|.
+//  - cf > V ("running window"): S(t) = S(t-1) + x[t] - x[t-cf]. Each segment starts from its halo
+//    sum S(s0-1), formed in fp64 from the cf elements before it; inside the segment the
+//    differences d[t] = x[t] - x[t-cf] are scanned in fp32 (thread-sequential, warp shuffles, then
+//    across the warps of a block), and the tile totals carried in fp64. Every partial sum is a
+//    difference of two window sums, so rounding is relative to the window magnitudes, and a segment
+//    holds at most kMaxSegTiles tiles: the error is bounded whatever T is (BENCH.md, Numerics).
+//    x[t-cf] comes from a shared-memory ring of the last two tiles (cf <= tile) or from global
+//    memory (cf > tile, mostly L2 hits).
 // Work items (row, segment) are numbered linearly and taken grid-stride, so no grid dimension
-// limits any shape (rows * segments may exceed 2^31 or 65535 freely).
+// limits any shape.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -40,17 +50,13 @@ struct RowCut {
 constexpr unsigned kFullMask = 0xffffffffu;
 
 __device__ __forceinline__ int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-__device__ __forceinline__ int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-// Shared-memory slot of tile element j: one pad word per 32 keeps both the striped (global-facing)
-// and the blocked (ITEMS consecutive per thread) accesses free of bank conflicts.
-__device__ __forceinline__ int padded(int j) { return j + (j >> 5); }
-
-__device__ __forceinline__ double warp_inclusive_scan(double v) {
+template <typename Scalar>
+__device__ __forceinline__ Scalar warp_inclusive_scan(Scalar v) {
   const int lane = threadIdx.x & 31;
 #pragma unroll
   for (int o = 1; o < 32; o <<= 1) {
-    const double y = __shfl_up_sync(kFullMask, v, o);
+    const Scalar y = __shfl_up_sync(kFullMask, v, o);
     if (lane >= o) v += y;
   }
   return v;
@@ -63,9 +69,7 @@ __device__ __forceinline__ double warp_sum(double v) {
   return v;
 }
 
-// Cooperative steps of one scanning unit: the whole block (UNIT == blockDim.x) or one warp
-// (UNIT == 32). Block units use UNIT/32 doubles of shared scratch; the caller syncs the unit
-// between one use of the scratch and the next.
+// Cooperative steps of one scanning unit: the whole block (UNIT == blockDim.x) or one warp.
 template <int UNIT>
 struct UnitOps {
   static constexpr int kWarps = UNIT / 32;
@@ -78,39 +82,14 @@ struct UnitOps {
     }
   }
 
-  // Exclusive prefix of v over the unit's threads; `total` gets the unit's sum, the same bits in
-  // every thread (all add the warp totals in one order).
-  __device__ static double exclusive_scan(double v, double& total, double* scratch) {
-    const int lane = threadIdx.x & 31;
-    const double inclusive = warp_inclusive_scan(v);
-    double exclusive = __shfl_up_sync(kFullMask, inclusive, 1);
-    if (lane == 0) exclusive = 0.0;
-    if constexpr (UNIT == 32) {
-      total = __shfl_sync(kFullMask, inclusive, 31);
-      return exclusive;
-    } else {
-      const int warp = threadIdx.x >> 5;
-      if (lane == 31) scratch[warp] = inclusive;
-      __syncthreads();
-      double before = 0.0, all = 0.0;
-#pragma unroll
-      for (int w = 0; w < kWarps; ++w) {
-        const double s = scratch[w];
-        if (w < warp) before += s;
-        all += s;
-      }
-      total = all;
-      return before + exclusive;
-    }
-  }
-
-  // Sum of v over the unit, the same bits in every thread.
+  // Sum of v over the unit in fp64, the same bits in every thread. Uses kWarps doubles of
+  // `scratch`; the caller syncs the unit before the scratch is written again.
   __device__ static double sum(double v, double* scratch) {
     v = warp_sum(v);
     if constexpr (UNIT == 32) {
       return v;
     } else {
-      if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
+      if ((threadIdx.x & 31) == 0) scratch[(threadIdx.x % UNIT) >> 5] = v;
       __syncthreads();
       double all = 0.0;
 #pragma unroll
@@ -120,44 +99,45 @@ struct UnitOps {
   }
 };
 
-// Sum of xr[h0 .. h1) over the unit in fp64 (the window sum ending just before a segment).
-template <typename T, int UNIT>
-__device__ double halo_sum(const T* __restrict__ xr, int64_t h0, int64_t h1, int lane,
-                           double* scratch) {
-  double acc = 0.0;
-  int64_t i = h0 + lane;
-  for (; i + 3 * UNIT < h1; i += 4 * UNIT) {  // four loads in flight per thread
-    const float v0 = to_float(xr[i]);
-    const float v1 = to_float(xr[i + UNIT]);
-    const float v2 = to_float(xr[i + 2 * UNIT]);
-    const float v3 = to_float(xr[i + 3 * UNIT]);
-    acc += (double(v0) + double(v1)) + (double(v2) + double(v3));
-  }
-  for (; i < h1; i += UNIT) acc += double(to_float(xr[i]));
-  return UnitOps<UNIT>::sum(acc, scratch);
+template <typename T>
+constexpr int kVec = 16 / static_cast<int>(sizeof(T));
+
+template <typename T>
+struct alignas(16) Raw {
+  T v[kVec<T>];
+};
+
+__device__ __forceinline__ bool aligned16(const void* p) {
+  return (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
 }
 
-// x, out: [rows, T] row-major. Units take work items in order, so the segments of one row run side
-// by side and their halo and lagged reads mostly hit L2.
-template <typename T, int BLOCK, int UNIT, int ITEMS>
+// x, out: [rows, T] row-major.
+template <typename T, int BLOCK, int UNIT, int VECS>
 __global__ void __launch_bounds__(BLOCK)
     trailing_mean_kernel(const T* __restrict__ x, T* __restrict__ out, RowCut cut) {
   static_assert(BLOCK % 32 == 0 && (UNIT == 32 || UNIT == BLOCK), "a unit is a warp or the block");
   using Ops = UnitOps<UNIT>;
+  constexpr int V = kVec<T>;
   constexpr int kUnits = BLOCK / UNIT;
-  constexpr int kTile = UNIT * ITEMS;
-  constexpr int kPadded = kTile + kTile / 32;
-  // x[t] and x[t-cf] travel apart (as fp32, exact for every storage type) so that their
-  // difference is formed exactly in fp64 after the transpose.
-  __shared__ float s_a[kUnits][kPadded];
-  __shared__ float s_b[kUnits][kPadded];
-  __shared__ double s_scratch[BLOCK / 32];
+  constexpr int kWarps = UNIT / 32;
+  constexpr int kChunk = 32 * V;         // elements of one warp-wide vector access
+  constexpr int kWarpSpan = VECS * kChunk;
+  constexpr int kTile = UNIT * VECS * V;  // elements per tile (a power of two)
+  constexpr int kRing = 2 * kTile;        // the current tile and the one before
+  static_assert((kTile & (kTile - 1)) == 0, "ring indexing needs a power-of-two tile");
+  __shared__ Raw<T> s_ring_raw[kUnits][kRing / V];
+  __shared__ float s_warp_total[kUnits][kWarps];
+  __shared__ double s_scratch[kUnits][kWarps];
 
   const int unit = threadIdx.x / UNIT;
-  const int lane = threadIdx.x % UNIT;
-  float* const a = s_a[unit];
-  float* const b = s_b[unit];
-  const float inv_cf = 1.0f / static_cast<float>(cut.cf);
+  const int tid = threadIdx.x % UNIT;
+  const int lane = threadIdx.x & 31;
+  const int warp = tid >> 5;
+  T* const ring = reinterpret_cast<T*>(s_ring_raw[unit]);
+  const int64_t cf = cut.cf;
+  const bool direct = cf <= V;
+  const bool lag_in_ring = cf <= kTile;
+  const float inv_cf = 1.0f / static_cast<float>(cf);
 
   for (int64_t w = int64_t(blockIdx.x) * kUnits + unit; w < cut.work;
        w += int64_t(gridDim.x) * kUnits) {
@@ -166,61 +146,158 @@ __global__ void __launch_bounds__(BLOCK)
     const int64_t s1 = min64(cut.T, s0 + cut.seg_len);
     const T* const xr = x + row * cut.T;
     T* const outr = out + row * cut.T;
-    double carry = 0.0;  // S(t0 - 1)
-    if (s0 > 0) carry = halo_sum<T, UNIT>(xr, max64(0, s0 - cut.cf), s0, lane, s_scratch);
+
+    // S(s0 - 1): the halo, summed in fp64 and (when the lag is served from the ring) placed there.
+    double carry = 0.0;
+    if (!direct && s0 > 0) {
+      const int64_t h = min64(cf, s0);
+      Ops::sync();  // the previous item's last tile has read the ring
+      double acc = 0.0;
+      for (int64_t i = tid; i < h; i += UNIT) {
+        const int64_t t = s0 - h + i;
+        const T raw = xr[t];
+        if (lag_in_ring) ring[t & (kRing - 1)] = raw;
+        acc += double(to_float(raw));
+      }
+      carry = Ops::sum(acc, s_scratch[unit]);  // its barrier also publishes the ring writes
+    }
 
     for (int64_t t0 = s0; t0 < s1; t0 += kTile) {
       const int n = static_cast<int>(min64(kTile, s1 - t0));
-      Ops::sync();  // the previous tile's stores have read the shared tile
+      const bool vec = n == kTile && aligned16(xr + t0) && aligned16(outr + t0);
+      Ops::sync();  // the previous tile's readers of the ring slot and totals are done
+
+      float a[VECS][V];
 #pragma unroll
-      for (int k = 0; k < ITEMS; ++k) {  // striped: coalesced global loads
-        const int j = k * UNIT + lane;
-        float va = 0.0f, vb = 0.0f;
-        if (j < n) {
-          const int64_t t = t0 + j;
-          va = to_float(xr[t]);
-          if (t >= cut.cf) vb = to_float(xr[t - cut.cf]);
+      for (int k = 0; k < VECS; ++k) {
+        const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
+        T* const slot = ring + ((t0 + e0) & (kRing - 1));
+        if (vec) {
+          Raw<T> r;
+          *reinterpret_cast<uint4*>(&r) = __ldg(reinterpret_cast<const uint4*>(xr + t0 + e0));
+          if (!direct) *reinterpret_cast<Raw<T>*>(slot) = r;
+#pragma unroll
+          for (int v = 0; v < V; ++v) a[k][v] = to_float(r.v[v]);
+        } else {
+#pragma unroll
+          for (int v = 0; v < V; ++v) {
+            const T raw = e0 + v < n ? xr[t0 + e0 + v] : from_float<T>(0.0f);
+            if (!direct) slot[v] = raw;
+            a[k][v] = to_float(raw);
+          }
         }
-        a[padded(j)] = va;
-        b[padded(j)] = vb;
       }
       Ops::sync();
 
-      double local[ITEMS];  // blocked: this thread's ITEMS consecutive elements
-      double run = 0.0;
+      float o[VECS][V];
+      if (direct) {
+        // Window from registers: this thread's vector and the V elements before it (the lane
+        // below's vector; lane 0 takes the previous chunk's lane 31, or the ring / global memory
+        // for a warp's first chunk).
 #pragma unroll
-      for (int k = 0; k < ITEMS; ++k) {
-        const int j = lane * ITEMS + k;
-        run += double(a[padded(j)]) - double(b[padded(j)]);
-        local[k] = run;
+        for (int k = 0; k < VECS; ++k) {
+          const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
+          float prev[V];
+#pragma unroll
+          for (int v = 0; v < V; ++v) {
+            const float below = __shfl_up_sync(kFullMask, a[k][v], 1);
+            const float wrap = k > 0 ? __shfl_sync(kFullMask, a[k > 0 ? k - 1 : 0][v], 31) : 0.0f;
+            prev[v] = lane > 0 ? below : wrap;
+          }
+          if (lane == 0 && k == 0 && e0 < n) {  // a warp wholly past a partial tile reads nothing
+            const int64_t t = t0 + e0;
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+              const int64_t tp = t - V + v;
+              prev[v] = tp >= 0 ? to_float(xr[tp]) : 0.0f;
+            }
+          }
+#pragma unroll
+          for (int v = 0; v < V; ++v) {
+            const int64_t t = t0 + e0 + v;
+            float s = 0.0f;
+#pragma unroll
+            for (int i = 0; i < V; ++i) {
+              if (i < cf && t - i >= 0) s += v - i >= 0 ? a[k][v - i >= 0 ? v - i : 0]
+                                                       : prev[v - i + V >= 0 ? v - i + V : 0];
+            }
+            o[k][v] = t + 1 < cf ? s / static_cast<float>(t + 1) : s * inv_cf;
+          }
+        }
+      } else {
+        // Running window: scan the differences inside the tile.
+        float chunk_base = 0.0f;  // sum of d over this warp's earlier chunks
+#pragma unroll
+        for (int k = 0; k < VECS; ++k) {
+          const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
+          float run = 0.0f;
+#pragma unroll
+          for (int v = 0; v < V; ++v) {
+            const int64_t t = t0 + e0 + v;
+            float lagged = 0.0f;
+            if (e0 + v < n && t >= cf) {
+              lagged = lag_in_ring ? to_float(ring[(t - cf) & (kRing - 1)]) : to_float(xr[t - cf]);
+            }
+            run += a[k][v] - lagged;
+            o[k][v] = run;
+          }
+          const float inclusive = warp_inclusive_scan(run);
+          const float exclusive = __shfl_up_sync(kFullMask, inclusive, 1);
+          const float before = chunk_base + (lane > 0 ? exclusive : 0.0f);
+#pragma unroll
+          for (int v = 0; v < V; ++v) o[k][v] += before;
+          chunk_base += __shfl_sync(kFullMask, inclusive, 31);
+        }
+        float warp_before = 0.0f, tile_total = chunk_base;
+        if constexpr (kWarps > 1) {
+          if (lane == 31) s_warp_total[unit][warp] = chunk_base;
+          Ops::sync();
+          tile_total = 0.0f;
+#pragma unroll
+          for (int i = 0; i < kWarps; ++i) {
+            const float wt = s_warp_total[unit][i];
+            if (i < warp) warp_before += wt;
+            tile_total += wt;
+          }
+        }
+        const float base = static_cast<float>(carry);
+#pragma unroll
+        for (int k = 0; k < VECS; ++k) {
+          const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
+#pragma unroll
+          for (int v = 0; v < V; ++v) {
+            const int64_t t = t0 + e0 + v;
+            const float s = base + (warp_before + o[k][v]);
+            o[k][v] = t + 1 < cf ? s / static_cast<float>(t + 1) : s * inv_cf;
+          }
+        }
+        carry += double(tile_total);
       }
-      double tile_total = 0.0;
-      const double prefix = carry + Ops::exclusive_scan(run, tile_total, s_scratch);
-      carry += tile_total;
-      // Every blocked read must precede these writes: a block unit's scan holds a barrier already.
-      if constexpr (UNIT == 32) __syncwarp();
+
 #pragma unroll
-      for (int k = 0; k < ITEMS; ++k) {
-        const int j = lane * ITEMS + k;
-        const int64_t t = t0 + j;
-        const float s = static_cast<float>(prefix + local[k]);
-        a[padded(j)] = t + 1 < cut.cf ? s / static_cast<float>(t + 1) : s * inv_cf;
-      }
-      Ops::sync();
+      for (int k = 0; k < VECS; ++k) {
+        const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
+        if (vec) {
+          Raw<T> r;
 #pragma unroll
-      for (int k = 0; k < ITEMS; ++k) {  // striped: coalesced global stores
-        const int j = k * UNIT + lane;
-        if (j < n) outr[t0 + j] = from_float<T>(a[padded(j)]);
+          for (int v = 0; v < V; ++v) r.v[v] = from_float<T>(o[k][v]);
+          *reinterpret_cast<Raw<T>*>(outr + t0 + e0) = r;
+        } else {
+#pragma unroll
+          for (int v = 0; v < V; ++v) {
+            if (e0 + v < n) outr[t0 + e0 + v] = from_float<T>(o[k][v]);
+          }
+        }
       }
     }
   }
 }
 
-template <typename T, int BLOCK, int UNIT, int ITEMS>
+template <typename T, int BLOCK, int UNIT, int VECS>
 void run_kernel(const Problem& p, const RowCut& cut, cudaStream_t stream) {
   constexpr int64_t kUnits = BLOCK / UNIT;
   const int64_t blocks = std::min<int64_t>((cut.work + kUnits - 1) / kUnits, INT_MAX);
-  trailing_mean_kernel<T, BLOCK, UNIT, ITEMS><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
+  trailing_mean_kernel<T, BLOCK, UNIT, VECS><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
       static_cast<const T*>(p.x), static_cast<T*>(p.out), cut);
   AOTUNE_CUDA_CHECK_LAUNCH();
 }
@@ -230,15 +307,11 @@ void run_kernel(const Problem& p, const RowCut& cut, cudaStream_t stream) {
 }
 
 template <typename T, int BLOCK, int UNIT>
-void dispatch_items(const Config& c, const Problem& p, const RowCut& cut, cudaStream_t stream) {
-  switch (c.items) {
+void dispatch_vecs(const Config& c, const Problem& p, const RowCut& cut, cudaStream_t stream) {
+  switch (c.vecs) {
     case 1: return run_kernel<T, BLOCK, UNIT, 1>(p, cut, stream);
     case 2: return run_kernel<T, BLOCK, UNIT, 2>(p, cut, stream);
     case 4: return run_kernel<T, BLOCK, UNIT, 4>(p, cut, stream);
-    case 8: return run_kernel<T, BLOCK, UNIT, 8>(p, cut, stream);
-    case 16:
-      if constexpr (UNIT != 32) return run_kernel<T, BLOCK, UNIT, 16>(p, cut, stream);
-      break;
     default: break;
   }
   no_instance(c);
@@ -250,17 +323,17 @@ void launch_typed(const Config& c, const Problem& p, cudaStream_t stream) {
   RowCut cut;
   cut.T = p.T;
   cut.cf = p.cf;
-  cut.seg_len = segment_length(c, p.T);
+  cut.seg_len = segment_length(c, p.T, p.dtype);
   cut.nseg = (p.T + cut.seg_len - 1) / cut.seg_len;
   cut.work = p.B * p.D * cut.nseg;  // <= B*D*T, which validate() bounded
   const bool warp = c.unit == Unit::warp;
   switch (c.threads) {
     case 128:
-      return warp ? dispatch_items<T, 128, 32>(c, p, cut, stream)
-                  : dispatch_items<T, 128, 128>(c, p, cut, stream);
+      return warp ? dispatch_vecs<T, 128, 32>(c, p, cut, stream)
+                  : dispatch_vecs<T, 128, 128>(c, p, cut, stream);
     case 256:
-      return warp ? dispatch_items<T, 256, 32>(c, p, cut, stream)
-                  : dispatch_items<T, 256, 256>(c, p, cut, stream);
+      return warp ? dispatch_vecs<T, 256, 32>(c, p, cut, stream)
+                  : dispatch_vecs<T, 256, 256>(c, p, cut, stream);
     default: no_instance(c);
   }
 }

@@ -12,27 +12,37 @@
 namespace aotune::causal_trailing_mean::detail {
 
 // A segment may recompute a halo of at most this many times its own length (beyond that the
-// redundant reads dominate and a longer segment always wins; the config is rejected, not timed).
+// redundant reads dominate and a longer segment wins; the config is rejected, not timed), except
+// for the longest-segment configs, which stay legal for every problem.
 constexpr int64_t kMaxHaloRatio = 16;
-// Longest segment in tiles a config may ask for (keeps seg_tiles * tile far from overflow).
-constexpr int64_t kMaxSegTiles = int64_t{1} << 20;
+// Most tiles in one segment: fp32 rounding inside a segment adds up tile by tile, so this bounds
+// the error independently of T.
+constexpr int kMaxSegTiles = 16;
 
 // Threads that scan one segment together: the whole block, or one warp.
 constexpr int64_t unit_threads(const Config& c) { return c.unit == Unit::block ? c.threads : 32; }
-constexpr int64_t tile_elems(const Config& c) { return unit_threads(c) * c.items; }
-
-// Elements per segment of a row of T (>= 1) elements: the whole row when seg_tiles == 0.
-constexpr int64_t segment_length(const Config& c, int64_t T) {
-  return c.seg_tiles == 0 ? T : std::min<int64_t>(T, c.seg_tiles * tile_elems(c));
+// Elements per tile: each thread of the unit holds `vecs` 16-byte vectors.
+constexpr int64_t tile_elems(const Config& c, DType dtype) {
+  return unit_threads(c) * c.vecs * (16 / static_cast<int64_t>(dtype_size(dtype)));
 }
 
-// Whether the instance files hold a kernel for this (unit, threads, items); the launcher's switch
+// Elements per segment of a row of T (>= 1) elements.
+constexpr int64_t segment_length(const Config& c, int64_t T, DType dtype) {
+  return std::min<int64_t>(T, c.seg_tiles * tile_elems(c, dtype));
+}
+
+// The configs that accept every problem (the longest segments): legality never leaves a problem
+// without a config.
+constexpr bool always_legal(const Config& c) {
+  return c.unit == Unit::block && c.threads == 256 && c.seg_tiles == kMaxSegTiles;
+}
+
+// Whether the instance files hold a kernel for this (unit, threads, vecs); the launcher's switch
 // covers exactly these.
 constexpr bool has_instance(const Config& c) {
   const bool threads_ok = c.threads == 128 || c.threads == 256;
-  const bool items_ok = c.items == 1 || c.items == 2 || c.items == 4 || c.items == 8 ||
-                        (c.items == 16 && c.unit == Unit::block);
-  return threads_ok && items_ok && c.seg_tiles >= 0 && c.seg_tiles <= kMaxSegTiles;
+  const bool vecs_ok = c.vecs == 1 || c.vecs == 2 || c.vecs == 4;
+  return threads_ok && vecs_ok && c.seg_tiles >= 1 && c.seg_tiles <= kMaxSegTiles;
 }
 
 void launch_f32(const Config& c, const Problem& p, cudaStream_t stream);
