@@ -147,6 +147,22 @@ __global__ void __launch_bounds__(BLOCK)
     const T* const xr = x + row * cut.T;
     T* const outr = out + row * cut.T;
 
+    // Whole, aligned tiles are loaded one tile ahead into `next`, so each thread has the next
+    // tile's 16-byte loads in flight while it scans the current one (the first tile's loads also
+    // overlap the halo). Partial or misaligned tiles take the scalar path when they are reached.
+    Raw<T> next[VECS];
+    bool next_vec = false;
+    auto prefetch = [&](int64_t t) {
+      next_vec = t < s1 && s1 - t >= kTile && aligned16(xr + t) && aligned16(outr + t);
+      if (!next_vec) return;
+#pragma unroll
+      for (int k = 0; k < VECS; ++k) {
+        const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
+        *reinterpret_cast<uint4*>(&next[k]) = __ldg(reinterpret_cast<const uint4*>(xr + t + e0));
+      }
+    };
+    prefetch(s0);
+
     // S(s0 - 1): the halo, summed in fp64 and (when the lag is served from the ring) placed there.
     double carry = 0.0;
     if (!direct && s0 > 0) {
@@ -164,7 +180,11 @@ __global__ void __launch_bounds__(BLOCK)
 
     for (int64_t t0 = s0; t0 < s1; t0 += kTile) {
       const int n = static_cast<int>(min64(kTile, s1 - t0));
-      const bool vec = n == kTile && aligned16(xr + t0) && aligned16(outr + t0);
+      const bool vec = next_vec;  // prefetch(t0) ran one tile ago (or before the halo)
+      Raw<T> cur[VECS];
+#pragma unroll
+      for (int k = 0; k < VECS; ++k) cur[k] = next[k];
+      prefetch(t0 + kTile);
       Ops::sync();  // the previous tile's readers of the ring slot and totals are done
 
       float a[VECS][V];
@@ -173,8 +193,7 @@ __global__ void __launch_bounds__(BLOCK)
         const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
         T* const slot = ring + ((t0 + e0) & (kRing - 1));
         if (vec) {
-          Raw<T> r;
-          *reinterpret_cast<uint4*>(&r) = __ldg(reinterpret_cast<const uint4*>(xr + t0 + e0));
+          const Raw<T> r = cur[k];
           if (!direct) *reinterpret_cast<Raw<T>*>(slot) = r;
 #pragma unroll
           for (int v = 0; v < V; ++v) a[k][v] = to_float(r.v[v]);
