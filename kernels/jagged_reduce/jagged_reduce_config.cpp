@@ -135,6 +135,10 @@ Features features(DType dtype, int64_t B, int64_t M, int64_t nnz, int64_t max_le
       {"skew", avg > 0 ? static_cast<double>(max_len) / avg : 0.0},
       {"log2_bytes", std::log2(bytes + 1.0)},
       {"m_mod_8", static_cast<double>(M % 8)},
+      // One block per row (block_row) finishes when its longest row does: max_len*M elements.
+      {"max_row_elems", static_cast<double>(max_len) * static_cast<double>(M)},
+      // Outputs written, and what nnz_split must zero and atomically accumulate into.
+      {"outputs", static_cast<double>(B) * static_cast<double>(M)},
   };
 }
 
