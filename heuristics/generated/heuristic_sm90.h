@@ -4,40 +4,36 @@
 //
 // jagged_sum: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 191 shapes
 //   database configs/sm90/jagged_sum.json
-//   sha256 27ee5e8867feb8001d0ef2da39e3431673412f15b9855e23b45384b243b61d77
-//   kernel source a43341c13d8472119a70619966baec8adb1dc058af367421dbd5dfcd1473fa73
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.1574, p95 1.8497, max 4.3421
-//   (22 held-out picks were configs the sweep did not time there: slowdown imputed)
-//   best single config block_row.t256.v1: geomean 1.9480
-//   default config block_row.t512.v1: geomean 2.7160
-//   8 configs, tree depth 5 (max depth 5 and min leaf 4 from cross-validation)
+//   sha256 3babde6e97331872478593cac2d9d2b91a823e175746440daed4b39146f49068
+//   kernel source b20f0136b457f3ff204eb08761a10f34be949fa7b0bc44303f140fa556cbefea
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.1257, p95 1.7083, max 2.9256
+//   best single config block_row.t512.v1: geomean 2.6654
+//   default config block_row.t512.v1: geomean 2.6654
+//   8 configs, tree depth 5 (max depth 5 and min leaf 8 from cross-validation)
 // jagged_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 191 shapes
 //   database configs/sm90/jagged_mean.json
-//   sha256 f027571c23140556e0b50381e2390e692bd32be95420d74b3648de2ebb7af7f0
-//   kernel source a43341c13d8472119a70619966baec8adb1dc058af367421dbd5dfcd1473fa73
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.2090, p95 2.5695, max 11.9161
-//   (22 held-out picks were configs the sweep did not time there: slowdown imputed)
-//   best single config block_row.t256.v1: geomean 1.8172
-//   default config block_row.t512.v1: geomean 2.8437
-//   8 configs, tree depth 4 (max depth 4 and min leaf 8 from cross-validation)
+//   sha256 171f729ab86e11eaf2dccd3a560476c75a6fc63fdfbe95ff7e5acd8dbb519737
+//   kernel source b20f0136b457f3ff204eb08761a10f34be949fa7b0bc44303f140fa556cbefea
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.1193, p95 1.7996, max 2.7682
+//   best single config block_row.t512.v1: geomean 2.7721
+//   default config block_row.t512.v1: geomean 2.7721
+//   8 configs, tree depth 6 (max depth 6 and min leaf 1 from cross-validation)
 // jagged_dense_add: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 168 shapes
 //   database configs/sm90/jagged_dense_add.json
-//   sha256 67ba7c4a845fa7171315a747af19165c360b341d42de56c6e8e8b1b3c0dacc1a
+//   sha256 2b9f666a1bf3adead6d4aaf1aa3950297d630fb2ddbe4a7b9bdfae65cdf9c57c
 //   kernel source e923823cc9e95a869212596fdd85a5133a715e55718c94ed27e5b56d80fefe62
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0353, p95 1.1057, max 1.1602
-//   (52 held-out picks were configs the sweep did not time there: slowdown imputed)
-//   best single config flat.t256.v4: geomean 1.0974
-//   default config row_block.t128.r1.v1: geomean 1.5555
-//   8 configs, tree depth 3 (max depth 3 and min leaf 16 from cross-validation)
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0257, p95 1.0884, max 1.1317
+//   best single config flat.t256.v4: geomean 1.0585
+//   default config row_block.t256.r1.v1: geomean 1.4838
+//   8 configs, tree depth 4 (max depth 4 and min leaf 4 from cross-validation)
 // causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 154 shapes
 //   database configs/sm90/causal_trailing_mean.json
-//   sha256 d56eb8b8abbe4c9e7677553441633853b29f18dbba4733a0b3e882c7a10564a6
-//   kernel source 9133e811a3856e11c147ee5867298d41513d7fdab1dc6d1cd2c7717e3a7742b5
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0321, p95 1.1223, max 1.1583
-//   (3 held-out picks were configs the sweep did not time there: slowdown imputed)
-//   best single config warp.t128.i4.s1: geomean 1.1711
-//   default config block.t128.i8.row: geomean 3.1086
-//   8 configs, tree depth 3 (max depth 3 and min leaf 2 from cross-validation)
+//   sha256 b1bd52c7dde0aa55932865faa7ca538b5332d2d30e6d937d3c52f442834b9a84
+//   kernel source a8ac319673f9dc2968962acec6fed160d502fdc9f5b29e4ac2ac663d1ba7852a
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0322, p95 1.1148, max 1.2450
+//   best single config warp.t128.v1.s1: geomean 1.0992
+//   default config block.t256.v1.s16: geomean 1.4885
+//   8 configs, tree depth 4 (max depth 6 and min leaf 1 from cross-validation)
 // clang-format off
 #pragma once
 
@@ -54,7 +50,7 @@ namespace aotune::generated::sm90 {
 
 struct jagged_sum {
   static constexpr std::string_view kernel = "jagged_sum";
-  static constexpr std::array<std::string_view, 9> features = {
+  static constexpr std::array<std::string_view, 11> features = {
       "elem_bytes",
       "B",
       "M",
@@ -64,6 +60,8 @@ struct jagged_sum {
       "skew",
       "log2_bytes",
       "m_mod_8",
+      "max_row_elems",
+      "outputs",
   };
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::jagged_reduce::Config, 8> configs = {{
@@ -72,7 +70,7 @@ struct jagged_sum {
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 1, .chunk = 0},  // 2: block_row.t512.v1
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 4, .chunk = 0},  // 3: block_row.t512.v4
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 8, .chunk = 0},  // 4: block_row.t512.v8
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 64, .vec = 1, .chunk = 0},  // 5: group_row.t64.v1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0},  // 5: group_row.t128.v1
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 16384},  // 6: nnz_split.t256.v2.c16384
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536},  // 7: nnz_split.t256.v2.c65536
   }};
@@ -82,47 +80,45 @@ struct jagged_sum {
       "block_row.t512.v1",
       "block_row.t512.v4",
       "block_row.t512.v8",
-      "group_row.t64.v1",
+      "group_row.t128.v1",
       "nnz_split.t256.v2.c16384",
       "nnz_split.t256.v2.c65536",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 25> tree = {{
-      {2, 1, 10, 10.583005244258363},  // 0: M < 10.583 ? 1 : 10
-      {1, 2, 7, 4096.0},  // 1: B < 4096 ? 2 : 7
-      {4, 3, 6, 99.91996797437437},  // 2: max_len < 99.92 ? 3 : 6
-      {5, 4, 5, 1.4577379737113252},  // 3: avg_len < 1.45774 ? 4 : 5
-      {-1, 0, 3, 0.0},  // 4: leaf: group_row.t64.v1, block_row.t128.v1, block_row.t512.v1
-      {-1, 3, 3, 0.0},  // 5: leaf: block_row.t128.v1, block_row.t512.v1, group_row.t64.v1
-      {-1, 6, 3, 0.0},  // 6: leaf: block_row.t512.v1, block_row.t128.v1, group_row.t64.v1
-      {3, 8, 9, 1049303.1975206214},  // 7: nnz < 1.0493e+06 ? 8 : 9
-      {-1, 9, 3, 0.0},  // 8: leaf: group_row.t64.v1, block_row.t128.v1, block_row.t512.v1
-      {-1, 12, 3, 0.0},  // 9: leaf: block_row.t128.v1, group_row.t64.v1, block_row.t512.v1
-      {4, 11, 20, 665.4998121712733},  // 10: max_len < 665.5 ? 11 : 20
-      {1, 12, 15, 512.0},  // 11: B < 512 ? 12 : 15
-      {3, 13, 14, 1.4142135623730951},  // 12: nnz < 1.41421 ? 13 : 14
-      {-1, 15, 7, 0.0},  // 13: leaf: block_row.t128.v1, block_row.t512.v1, block_row.t128.v4, group_row.t64.v1, block_row.t512.v4, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384
-      {-1, 22, 7, 0.0},  // 14: leaf: block_row.t512.v4, block_row.t512.v1, block_row.t128.v4, group_row.t64.v1, block_row.t128.v1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
-      {4, 16, 19, 18.33030277982336},  // 15: max_len < 18.3303 ? 16 : 19
-      {2, 17, 18, 715.5417527999327},  // 16: M < 715.542 ? 17 : 18
-      {-1, 29, 7, 0.0},  // 17: leaf: block_row.t512.v4, group_row.t64.v1, block_row.t128.v4, block_row.t128.v1, block_row.t512.v1, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384
-      {-1, 36, 7, 0.0},  // 18: leaf: block_row.t128.v4, block_row.t512.v4, block_row.t128.v1, block_row.t512.v1, group_row.t64.v1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
-      {-1, 43, 7, 0.0},  // 19: leaf: block_row.t128.v4, group_row.t64.v1, block_row.t128.v1, block_row.t512.v4, nnz_split.t256.v2.c16384, block_row.t512.v1, nnz_split.t256.v2.c65536
-      {7, 21, 22, 20.07243386218199},  // 20: log2_bytes < 20.0724 ? 21 : 22
-      {-1, 50, 7, 0.0},  // 21: leaf: block_row.t512.v4, nnz_split.t256.v2.c16384, block_row.t512.v1, block_row.t128.v4, nnz_split.t256.v2.c65536, block_row.t128.v1, group_row.t64.v1
-      {4, 23, 24, 155689.85270402182},  // 22: max_len < 155690 ? 23 : 24
-      {-1, 57, 7, 0.0},  // 23: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t512.v4, block_row.t128.v4, group_row.t64.v1, block_row.t512.v1, block_row.t128.v1
-      {-1, 64, 7, 0.0},  // 24: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, block_row.t128.v4, block_row.t512.v4, group_row.t64.v1, block_row.t512.v1, block_row.t128.v1
+  static constexpr std::array<aotune::heuristics::TreeNode, 23> tree = {{
+      {9, 1, 16, 20396.6303099311},  // 0: max_row_elems < 20396.6 ? 1 : 16
+      {1, 2, 11, 2896.309375740099},  // 1: B < 2896.31 ? 2 : 11
+      {9, 3, 6, 293.28484447717375},  // 2: max_row_elems < 293.285 ? 3 : 6
+      {9, 4, 5, 22.627416997969522},  // 3: max_row_elems < 22.6274 ? 4 : 5
+      {-1, 0, 3, 0.0},  // 4: leaf: group_row.t128.v1, block_row.t128.v1, block_row.t512.v1
+      {-1, 3, 3, 0.0},  // 5: leaf: block_row.t128.v1, block_row.t512.v1, group_row.t128.v1
+      {2, 7, 8, 10.583005244258363},  // 6: M < 10.583 ? 7 : 8
+      {-1, 6, 3, 0.0},  // 7: leaf: block_row.t512.v1, block_row.t128.v1, group_row.t128.v1
+      {1, 9, 10, 512.0},  // 8: B < 512 ? 9 : 10
+      {-1, 9, 7, 0.0},  // 9: leaf: block_row.t512.v4, block_row.t512.v1, block_row.t128.v4, block_row.t128.v1, group_row.t128.v1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
+      {-1, 16, 7, 0.0},  // 10: leaf: block_row.t128.v4, block_row.t512.v4, block_row.t512.v1, block_row.t128.v1, group_row.t128.v1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
+      {4, 12, 15, 101.19288512538814},  // 11: max_len < 101.193 ? 12 : 15
+      {9, 13, 14, 1280.0},  // 12: max_row_elems < 1280 ? 13 : 14
+      {-1, 23, 3, 0.0},  // 13: leaf: group_row.t128.v1, block_row.t128.v1, block_row.t512.v1
+      {-1, 26, 7, 0.0},  // 14: leaf: block_row.t128.v4, group_row.t128.v1, block_row.t128.v1, block_row.t512.v4, block_row.t512.v1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
+      {-1, 33, 3, 0.0},  // 15: leaf: block_row.t128.v1, group_row.t128.v1, block_row.t512.v1
+      {9, 17, 20, 131702.48362122866},  // 16: max_row_elems < 131702 ? 17 : 20
+      {10, 18, 19, 370727.60009473265},  // 17: outputs < 370728 ? 18 : 19
+      {-1, 36, 7, 0.0},  // 18: leaf: block_row.t512.v4, nnz_split.t256.v2.c16384, block_row.t512.v1, block_row.t128.v4, nnz_split.t256.v2.c65536, block_row.t128.v1, group_row.t128.v1
+      {-1, 43, 7, 0.0},  // 19: leaf: block_row.t128.v4, block_row.t512.v4, group_row.t128.v1, block_row.t128.v1, block_row.t512.v1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
+      {7, 21, 22, 26.05409467649716},  // 20: log2_bytes < 26.0541 ? 21 : 22
+      {-1, 50, 7, 0.0},  // 21: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t512.v4, block_row.t512.v1, block_row.t128.v4, block_row.t128.v1, group_row.t128.v1
+      {-1, 57, 7, 0.0},  // 22: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, block_row.t512.v4, block_row.t512.v1, block_row.t128.v4, group_row.t128.v1, block_row.t128.v1
   }};
-  static constexpr std::array<std::uint16_t, 71> leaf_configs = {5, 0, 2, 0, 2, 5, 2, 0, 5, 5, 0, 2, 0, 5, 2, 0, 2, 1, 5, 3, 7, 6, 3, 2, 1, 5, 0, 6, 7, 3, 5, 1, 0, 2, 7, 6, 1, 3, 0, 2, 5, 6, 7, 1, 5, 0, 3, 6, 2, 7, 3, 6, 2, 1, 7, 0, 5, 6, 7, 3, 1, 5, 2, 0, 7, 6, 1, 3, 5, 2, 0};
+  static constexpr std::array<std::uint16_t, 64> leaf_configs = {5, 0, 2, 0, 2, 5, 2, 0, 5, 3, 2, 1, 0, 5, 6, 7, 1, 3, 2, 0, 5, 6, 7, 5, 0, 2, 1, 5, 0, 3, 2, 6, 7, 0, 5, 2, 3, 6, 2, 1, 7, 0, 5, 1, 3, 5, 0, 2, 6, 7, 6, 7, 3, 2, 1, 0, 5, 7, 6, 3, 2, 1, 5, 0};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {5, 2, 0, 3, 1, 6, 7, 4};
+  static constexpr std::array<std::uint16_t, 8> fallback = {2, 0, 5, 6, 3, 1, 7, 4};
 };
 
 struct jagged_mean {
   static constexpr std::string_view kernel = "jagged_mean";
-  static constexpr std::array<std::string_view, 9> features = {
+  static constexpr std::array<std::string_view, 11> features = {
       "elem_bytes",
       "B",
       "M",
@@ -132,50 +128,76 @@ struct jagged_mean {
       "skew",
       "log2_bytes",
       "m_mod_8",
+      "max_row_elems",
+      "outputs",
   };
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::jagged_reduce::Config, 8> configs = {{
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 1, .chunk = 0},  // 0: block_row.t128.v1
-      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 256, .vec = 8, .chunk = 0},  // 1: block_row.t256.v8
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 4, .chunk = 0},  // 1: block_row.t128.v4
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 1, .chunk = 0},  // 2: block_row.t512.v1
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 4, .chunk = 0},  // 3: block_row.t512.v4
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 8, .chunk = 0},  // 4: block_row.t512.v8
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 64, .vec = 1, .chunk = 0},  // 5: group_row.t64.v1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 64, .vec = 2, .chunk = 0},  // 6: group_row.t64.v2
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0},  // 5: group_row.t128.v2
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 256, .vec = 1, .chunk = 0},  // 6: group_row.t256.v1
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 16384},  // 7: nnz_split.t256.v2.c16384
   }};
   static constexpr std::array<std::string_view, 8> config_ids = {
       "block_row.t128.v1",
-      "block_row.t256.v8",
+      "block_row.t128.v4",
       "block_row.t512.v1",
       "block_row.t512.v4",
       "block_row.t512.v8",
-      "group_row.t64.v1",
-      "group_row.t64.v2",
+      "group_row.t128.v2",
+      "group_row.t256.v1",
       "nnz_split.t256.v2.c16384",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 15> tree = {{
-      {2, 1, 8, 10.583005244258363},  // 0: M < 10.583 ? 1 : 8
-      {1, 2, 7, 4096.0},  // 1: B < 4096 ? 2 : 7
-      {4, 3, 6, 128.0},  // 2: max_len < 128 ? 3 : 6
-      {5, 4, 5, 7.8806558310920405},  // 3: avg_len < 7.88066 ? 4 : 5
-      {-1, 0, 3, 0.0},  // 4: leaf: group_row.t64.v1, block_row.t128.v1, block_row.t512.v1
-      {-1, 3, 3, 0.0},  // 5: leaf: block_row.t128.v1, group_row.t64.v1, block_row.t512.v1
-      {-1, 6, 3, 0.0},  // 6: leaf: block_row.t512.v1, block_row.t128.v1, group_row.t64.v1
-      {-1, 9, 3, 0.0},  // 7: leaf: group_row.t64.v1, block_row.t128.v1, block_row.t512.v1
-      {4, 9, 14, 716.1145159819064},  // 8: max_len < 716.115 ? 9 : 14
+  static constexpr std::array<aotune::heuristics::TreeNode, 39> tree = {{
+      {9, 1, 30, 22273.930950777416},  // 0: max_row_elems < 22273.9 ? 1 : 30
+      {2, 2, 15, 10.583005244258363},  // 1: M < 10.583 ? 2 : 15
+      {5, 3, 8, 8.04520544120545},  // 2: avg_len < 8.04521 ? 3 : 8
+      {6, 4, 5, 2.0118841618471532},  // 3: skew < 2.01188 ? 4 : 5
+      {-1, 0, 3, 0.0},  // 4: leaf: group_row.t256.v1, block_row.t128.v1, block_row.t512.v1
+      {2, 6, 7, 1.7320508075688772},  // 5: M < 1.73205 ? 6 : 7
+      {-1, 3, 3, 0.0},  // 6: leaf: group_row.t256.v1, block_row.t128.v1, block_row.t512.v1
+      {-1, 6, 3, 0.0},  // 7: leaf: block_row.t128.v1, block_row.t512.v1, group_row.t256.v1
+      {4, 9, 14, 8505.982835628109},  // 8: max_len < 8505.98 ? 9 : 14
       {1, 10, 13, 512.0},  // 9: B < 512 ? 10 : 13
-      {5, 11, 12, 1.1092649593311779},  // 10: avg_len < 1.10926 ? 11 : 12
-      {-1, 12, 6, 0.0},  // 11: leaf: block_row.t512.v1, block_row.t128.v1, block_row.t512.v4, group_row.t64.v1, group_row.t64.v2, nnz_split.t256.v2.c16384
-      {-1, 18, 6, 0.0},  // 12: leaf: block_row.t512.v4, block_row.t512.v1, block_row.t128.v1, group_row.t64.v1, group_row.t64.v2, nnz_split.t256.v2.c16384
-      {-1, 24, 6, 0.0},  // 13: leaf: group_row.t64.v2, block_row.t512.v4, group_row.t64.v1, block_row.t128.v1, block_row.t512.v1, nnz_split.t256.v2.c16384
-      {-1, 30, 6, 0.0},  // 14: leaf: nnz_split.t256.v2.c16384, block_row.t512.v4, group_row.t64.v2, group_row.t64.v1, block_row.t512.v1, block_row.t128.v1
+      {3, 11, 12, 8052.898856933446},  // 10: nnz < 8052.9 ? 11 : 12
+      {-1, 9, 3, 0.0},  // 11: leaf: block_row.t128.v1, block_row.t512.v1, group_row.t256.v1
+      {-1, 12, 3, 0.0},  // 12: leaf: block_row.t512.v1, block_row.t128.v1, group_row.t256.v1
+      {-1, 15, 3, 0.0},  // 13: leaf: block_row.t128.v1, block_row.t512.v1, group_row.t256.v1
+      {-1, 18, 3, 0.0},  // 14: leaf: block_row.t512.v1, block_row.t128.v1, group_row.t256.v1
+      {1, 16, 23, 512.0},  // 15: B < 512 ? 16 : 23
+      {9, 17, 22, 1280.0},  // 16: max_row_elems < 1280 ? 17 : 22
+      {9, 18, 19, 181.01933598375618},  // 17: max_row_elems < 181.019 ? 18 : 19
+      {-1, 21, 7, 0.0},  // 18: leaf: block_row.t128.v1, group_row.t256.v1, group_row.t128.v2, block_row.t128.v4, block_row.t512.v1, block_row.t512.v4, nnz_split.t256.v2.c16384
+      {4, 20, 21, 60.48140210014976},  // 19: max_len < 60.4814 ? 20 : 21
+      {-1, 28, 7, 0.0},  // 20: leaf: block_row.t128.v4, block_row.t512.v1, block_row.t512.v4, block_row.t128.v1, group_row.t256.v1, group_row.t128.v2, nnz_split.t256.v2.c16384
+      {-1, 35, 7, 0.0},  // 21: leaf: block_row.t512.v4, block_row.t128.v4, block_row.t512.v1, block_row.t128.v1, group_row.t256.v1, group_row.t128.v2, nnz_split.t256.v2.c16384
+      {-1, 42, 7, 0.0},  // 22: leaf: block_row.t512.v4, block_row.t512.v1, block_row.t128.v4, block_row.t128.v1, group_row.t256.v1, group_row.t128.v2, nnz_split.t256.v2.c16384
+      {9, 24, 29, 586.5696889543475},  // 23: max_row_elems < 586.57 ? 24 : 29
+      {5, 25, 28, 1.0084838405443586},  // 24: avg_len < 1.00848 ? 25 : 28
+      {7, 26, 27, 18.420717366181645},  // 25: log2_bytes < 18.4207 ? 26 : 27
+      {-1, 49, 7, 0.0},  // 26: leaf: block_row.t128.v1, group_row.t256.v1, group_row.t128.v2, block_row.t128.v4, block_row.t512.v1, block_row.t512.v4, nnz_split.t256.v2.c16384
+      {-1, 56, 7, 0.0},  // 27: leaf: group_row.t128.v2, group_row.t256.v1, block_row.t128.v1, block_row.t128.v4, block_row.t512.v1, block_row.t512.v4, nnz_split.t256.v2.c16384
+      {-1, 63, 7, 0.0},  // 28: leaf: group_row.t256.v1, group_row.t128.v2, block_row.t128.v1, block_row.t128.v4, block_row.t512.v1, block_row.t512.v4, nnz_split.t256.v2.c16384
+      {-1, 70, 7, 0.0},  // 29: leaf: block_row.t128.v4, block_row.t128.v1, group_row.t128.v2, group_row.t256.v1, block_row.t512.v4, block_row.t512.v1, nnz_split.t256.v2.c16384
+      {9, 31, 38, 148702.2887786197},  // 30: max_row_elems < 148702 ? 31 : 38
+      {10, 32, 35, 370727.60009473265},  // 31: outputs < 370728 ? 32 : 35
+      {3, 33, 34, 235814.901140704},  // 32: nnz < 235815 ? 33 : 34
+      {-1, 77, 7, 0.0},  // 33: leaf: block_row.t512.v4, nnz_split.t256.v2.c16384, block_row.t512.v1, block_row.t128.v4, block_row.t128.v1, group_row.t256.v1, group_row.t128.v2
+      {-1, 84, 8, 0.0},  // 34: leaf: block_row.t512.v8, block_row.t512.v4, nnz_split.t256.v2.c16384, block_row.t128.v4, block_row.t512.v1, block_row.t128.v1, group_row.t256.v1, group_row.t128.v2
+      {3, 36, 37, 260691.10982156638},  // 35: nnz < 260691 ? 36 : 37
+      {-1, 92, 7, 0.0},  // 36: leaf: group_row.t128.v2, block_row.t128.v4, block_row.t512.v4, group_row.t256.v1, block_row.t128.v1, block_row.t512.v1, nnz_split.t256.v2.c16384
+      {-1, 99, 7, 0.0},  // 37: leaf: block_row.t128.v4, group_row.t128.v2, group_row.t256.v1, block_row.t512.v4, block_row.t128.v1, block_row.t512.v1, nnz_split.t256.v2.c16384
+      {-1, 106, 7, 0.0},  // 38: leaf: nnz_split.t256.v2.c16384, block_row.t512.v4, block_row.t512.v1, block_row.t128.v4, group_row.t256.v1, block_row.t128.v1, group_row.t128.v2
   }};
-  static constexpr std::array<std::uint16_t, 36> leaf_configs = {5, 0, 2, 0, 5, 2, 2, 0, 5, 5, 0, 2, 2, 0, 3, 5, 6, 7, 3, 2, 0, 5, 6, 7, 6, 3, 5, 0, 2, 7, 7, 3, 6, 5, 2, 0};
+  static constexpr std::array<std::uint16_t, 113> leaf_configs = {6, 0, 2, 6, 0, 2, 0, 2, 6, 0, 2, 6, 2, 0, 6, 0, 2, 6, 2, 0, 6, 0, 6, 5, 1, 2, 3, 7, 1, 2, 3, 0, 6, 5, 7, 3, 1, 2, 0, 6, 5, 7, 3, 2, 1, 0, 6, 5, 7, 0, 6, 5, 1, 2, 3, 7, 5, 6, 0, 1, 2, 3, 7, 6, 5, 0, 1, 2, 3, 7, 1, 0, 5, 6, 3, 2, 7, 3, 7, 2, 1, 0, 6, 5, 4, 3, 7, 1, 2, 0, 6, 5, 5, 1, 3, 6, 0, 2, 7, 1, 5, 6, 3, 0, 2, 7, 7, 3, 2, 1, 6, 0, 5};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {5, 2, 0, 3, 7, 6, 1, 4};
+  static constexpr std::array<std::uint16_t, 8> fallback = {2, 0, 6, 7, 3, 1, 5, 4};
 };
 
 struct jagged_dense_add {
@@ -197,39 +219,47 @@ struct jagged_dense_add {
   static constexpr std::array<aotune::jagged_dense_add::Config, 8> configs = {{
       {.strategy = aotune::jagged_dense_add::Strategy::row_block, .threads = 128, .rows_per_block = 1, .vec = 1},  // 0: row_block.t128.r1.v1
       {.strategy = aotune::jagged_dense_add::Strategy::row_block, .threads = 128, .rows_per_block = 1, .vec = 4},  // 1: row_block.t128.r1.v4
-      {.strategy = aotune::jagged_dense_add::Strategy::row_block, .threads = 128, .rows_per_block = 4, .vec = 4},  // 2: row_block.t128.r4.v4
+      {.strategy = aotune::jagged_dense_add::Strategy::row_block, .threads = 256, .rows_per_block = 1, .vec = 1},  // 2: row_block.t256.r1.v1
       {.strategy = aotune::jagged_dense_add::Strategy::row_block, .threads = 256, .rows_per_block = 4, .vec = 4},  // 3: row_block.t256.r4.v4
       {.strategy = aotune::jagged_dense_add::Strategy::row_block, .threads = 256, .rows_per_block = 4, .vec = 8},  // 4: row_block.t256.r4.v8
-      {.strategy = aotune::jagged_dense_add::Strategy::flat, .threads = 256, .rows_per_block = 0, .vec = 2},  // 5: flat.t256.v2
-      {.strategy = aotune::jagged_dense_add::Strategy::flat, .threads = 256, .rows_per_block = 0, .vec = 4},  // 6: flat.t256.v4
-      {.strategy = aotune::jagged_dense_add::Strategy::flat, .threads = 256, .rows_per_block = 0, .vec = 8},  // 7: flat.t256.v8
+      {.strategy = aotune::jagged_dense_add::Strategy::flat, .threads = 256, .rows_per_block = 0, .vec = 4},  // 5: flat.t256.v4
+      {.strategy = aotune::jagged_dense_add::Strategy::flat, .threads = 256, .rows_per_block = 0, .vec = 8},  // 6: flat.t256.v8
+      {.strategy = aotune::jagged_dense_add::Strategy::flat, .threads = 512, .rows_per_block = 0, .vec = 4},  // 7: flat.t512.v4
   }};
   static constexpr std::array<std::string_view, 8> config_ids = {
       "row_block.t128.r1.v1",
       "row_block.t128.r1.v4",
-      "row_block.t128.r4.v4",
+      "row_block.t256.r1.v1",
       "row_block.t256.r4.v4",
       "row_block.t256.r4.v8",
-      "flat.t256.v2",
       "flat.t256.v4",
       "flat.t256.v8",
+      "flat.t512.v4",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 9> tree = {{
-      {9, 1, 6, 5.656854249492381},  // 0: max_vec < 5.65685 ? 1 : 6
-      {2, 2, 5, 260914.3768518707},  // 1: nnz < 260914 ? 2 : 5
-      {6, 3, 4, 0.28252967476065477},  // 2: fill < 0.28253 ? 3 : 4
-      {-1, 0, 6, 0.0},  // 3: leaf: row_block.t128.r1.v4, row_block.t256.r4.v4, row_block.t128.r4.v4, flat.t256.v4, flat.t256.v2, row_block.t128.r1.v1
-      {-1, 6, 6, 0.0},  // 4: leaf: row_block.t256.r4.v4, flat.t256.v2, row_block.t128.r1.v4, row_block.t128.r1.v1, row_block.t128.r4.v4, flat.t256.v4
-      {-1, 12, 6, 0.0},  // 5: leaf: flat.t256.v4, row_block.t128.r4.v4, row_block.t256.r4.v4, row_block.t128.r1.v4, flat.t256.v2, row_block.t128.r1.v1
-      {10, 7, 8, 4595931.260955934},  // 6: total_bytes < 4.59593e+06 ? 7 : 8
-      {-1, 18, 8, 0.0},  // 7: leaf: row_block.t256.r4.v8, flat.t256.v8, flat.t256.v2, flat.t256.v4, row_block.t128.r1.v1, row_block.t256.r4.v4, row_block.t128.r4.v4, row_block.t128.r1.v4
-      {-1, 26, 8, 0.0},  // 8: leaf: flat.t256.v8, row_block.t256.r4.v8, row_block.t128.r4.v4, flat.t256.v4, row_block.t256.r4.v4, row_block.t128.r1.v4, flat.t256.v2, row_block.t128.r1.v1
+  static constexpr std::array<aotune::heuristics::TreeNode, 17> tree = {{
+      {9, 1, 8, 5.656854249492381},  // 0: max_vec < 5.65685 ? 1 : 8
+      {10, 2, 3, 48619.147010205765},  // 1: total_bytes < 48619.1 ? 2 : 3
+      {-1, 0, 6, 0.0},  // 2: leaf: row_block.t256.r4.v4, row_block.t128.r1.v4, row_block.t128.r1.v1, flat.t256.v4, row_block.t256.r1.v1, flat.t512.v4
+      {10, 4, 7, 17174067.140100274},  // 3: total_bytes < 1.71741e+07 ? 4 : 7
+      {7, 5, 6, 1.9767068187796246},  // 4: skew < 1.97671 ? 5 : 6
+      {-1, 6, 6, 0.0},  // 5: leaf: flat.t256.v4, flat.t512.v4, row_block.t256.r4.v4, row_block.t128.r1.v4, row_block.t128.r1.v1, row_block.t256.r1.v1
+      {-1, 12, 6, 0.0},  // 6: leaf: flat.t512.v4, flat.t256.v4, row_block.t256.r4.v4, row_block.t128.r1.v4, row_block.t128.r1.v1, row_block.t256.r1.v1
+      {-1, 18, 6, 0.0},  // 7: leaf: flat.t256.v4, flat.t512.v4, row_block.t128.r1.v4, row_block.t256.r4.v4, row_block.t128.r1.v1, row_block.t256.r1.v1
+      {10, 9, 14, 1119249.2506944109},  // 8: total_bytes < 1.11925e+06 ? 9 : 14
+      {10, 10, 13, 146213.39883882052},  // 9: total_bytes < 146213 ? 10 : 13
+      {6, 11, 12, 0.9754055646883505},  // 10: fill < 0.975406 ? 11 : 12
+      {-1, 24, 8, 0.0},  // 11: leaf: row_block.t256.r1.v1, row_block.t128.r1.v1, row_block.t256.r4.v8, flat.t256.v4, flat.t256.v8, flat.t512.v4, row_block.t256.r4.v4, row_block.t128.r1.v4
+      {-1, 32, 8, 0.0},  // 12: leaf: row_block.t256.r4.v8, row_block.t128.r1.v1, flat.t256.v8, row_block.t256.r1.v1, flat.t512.v4, flat.t256.v4, row_block.t128.r1.v4, row_block.t256.r4.v4
+      {-1, 40, 8, 0.0},  // 13: leaf: row_block.t256.r4.v8, row_block.t256.r1.v1, flat.t256.v8, flat.t256.v4, row_block.t128.r1.v1, flat.t512.v4, row_block.t256.r4.v4, row_block.t128.r1.v4
+      {10, 15, 16, 2842306.2073956775},  // 14: total_bytes < 2.84231e+06 ? 15 : 16
+      {-1, 48, 8, 0.0},  // 15: leaf: row_block.t256.r4.v8, flat.t256.v8, flat.t256.v4, flat.t512.v4, row_block.t256.r4.v4, row_block.t128.r1.v4, row_block.t256.r1.v1, row_block.t128.r1.v1
+      {-1, 56, 8, 0.0},  // 16: leaf: flat.t256.v8, row_block.t256.r4.v8, flat.t256.v4, flat.t512.v4, row_block.t256.r4.v4, row_block.t128.r1.v4, row_block.t256.r1.v1, row_block.t128.r1.v1
   }};
-  static constexpr std::array<std::uint16_t, 34> leaf_configs = {1, 3, 2, 6, 5, 0, 3, 5, 1, 0, 2, 6, 6, 2, 3, 1, 5, 0, 4, 7, 5, 6, 0, 3, 2, 1, 7, 4, 2, 6, 3, 1, 5, 0};
+  static constexpr std::array<std::uint16_t, 64> leaf_configs = {3, 1, 0, 5, 2, 7, 5, 7, 3, 1, 0, 2, 7, 5, 3, 1, 0, 2, 5, 7, 1, 3, 0, 2, 2, 0, 4, 5, 6, 7, 3, 1, 4, 0, 6, 2, 7, 5, 1, 3, 4, 2, 6, 5, 0, 7, 3, 1, 4, 6, 5, 7, 3, 1, 2, 0, 6, 4, 5, 7, 3, 1, 2, 0};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {6, 2, 3, 1, 5, 0, 7, 4};
+  static constexpr std::array<std::uint16_t, 8> fallback = {5, 7, 3, 1, 2, 0, 6, 4};
 };
 
 struct causal_trailing_mean {
@@ -245,43 +275,45 @@ struct causal_trailing_mean {
   };
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::causal_trailing_mean::Config, 8> configs = {{
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 1},  // 0: block.t128.i1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 1, .seg_tiles = 1},  // 1: block.t256.i1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 1},  // 2: warp.t128.i1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 4, .seg_tiles = 1},  // 3: warp.t128.i4.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 4, .seg_tiles = 1},  // 4: warp.t128.i8.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1},  // 5: warp.t256.i1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 2, .seg_tiles = 1},  // 6: warp.t256.i2.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 2, .seg_tiles = 16},  // 7: warp.t256.i2.row
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 4},  // 0: block.t128.v1.s4
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 16},  // 1: block.t128.v1.s16
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 1, .seg_tiles = 1},  // 2: block.t256.v1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 1},  // 3: warp.t128.v1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 4},  // 4: warp.t128.v1.s4
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4},  // 5: warp.t128.v2.s4
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1},  // 6: warp.t256.v1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 2, .seg_tiles = 1},  // 7: warp.t256.v2.s1
   }};
   static constexpr std::array<std::string_view, 8> config_ids = {
-      "block.t128.i1.s1",
-      "block.t256.i1.s1",
-      "warp.t128.i1.s1",
-      "warp.t128.i4.s1",
-      "warp.t128.i8.s1",
-      "warp.t256.i1.s1",
-      "warp.t256.i2.s1",
-      "warp.t256.i2.row",
+      "block.t128.v1.s4",
+      "block.t128.v1.s16",
+      "block.t256.v1.s1",
+      "warp.t128.v1.s1",
+      "warp.t128.v1.s4",
+      "warp.t128.v2.s4",
+      "warp.t256.v1.s1",
+      "warp.t256.v2.s1",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 11> tree = {{
-      {5, 1, 6, 370727.60009473265},  // 0: elems < 370728 ? 1 : 6
-      {2, 2, 3, 316.2277660168379},  // 1: T < 316.228 ? 2 : 3
-      {-1, 0, 8, 0.0},  // 2: leaf: block.t128.i1.s1, block.t256.i1.s1, warp.t128.i1.s1, warp.t256.i1.s1, warp.t256.i2.s1, warp.t128.i4.s1, warp.t128.i8.s1, warp.t256.i2.row
-      {6, 4, 5, 366357.37743356556},  // 3: total_bytes < 366357 ? 4 : 5
-      {-1, 8, 8, 0.0},  // 4: leaf: warp.t128.i1.s1, warp.t256.i1.s1, block.t128.i1.s1, warp.t256.i2.s1, block.t256.i1.s1, warp.t128.i4.s1, warp.t128.i8.s1, warp.t256.i2.row
-      {-1, 16, 8, 0.0},  // 5: leaf: warp.t256.i2.s1, warp.t128.i1.s1, warp.t256.i1.s1, block.t128.i1.s1, warp.t128.i4.s1, block.t256.i1.s1, warp.t128.i8.s1, warp.t256.i2.row
-      {1, 7, 10, 2048.0},  // 6: rows < 2048 ? 7 : 10
-      {5, 8, 9, 655360.0000000001},  // 7: elems < 655360 ? 8 : 9
-      {-1, 24, 8, 0.0},  // 8: leaf: warp.t128.i4.s1, warp.t256.i2.s1, warp.t128.i8.s1, warp.t256.i1.s1, warp.t128.i1.s1, block.t128.i1.s1, block.t256.i1.s1, warp.t256.i2.row
-      {-1, 32, 8, 0.0},  // 9: leaf: warp.t128.i8.s1, warp.t128.i4.s1, warp.t256.i2.s1, warp.t256.i1.s1, warp.t128.i1.s1, block.t128.i1.s1, block.t256.i1.s1, warp.t256.i2.row
-      {-1, 40, 8, 0.0},  // 10: leaf: warp.t256.i2.row, warp.t128.i8.s1, warp.t128.i4.s1, warp.t256.i2.s1, warp.t128.i1.s1, block.t128.i1.s1, warp.t256.i1.s1, block.t256.i1.s1
+  static constexpr std::array<aotune::heuristics::TreeNode, 13> tree = {{
+      {5, 1, 4, 1310720.0},  // 0: elems < 1.31072e+06 ? 1 : 4
+      {6, 2, 3, 5242880.0},  // 1: total_bytes < 5.24288e+06 ? 2 : 3
+      {-1, 0, 8, 0.0},  // 2: leaf: warp.t128.v1.s1, warp.t256.v1.s1, block.t256.v1.s1, warp.t256.v2.s1, block.t128.v1.s4, warp.t128.v1.s4, block.t128.v1.s16, warp.t128.v2.s4
+      {-1, 8, 8, 0.0},  // 3: leaf: warp.t256.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1, block.t128.v1.s4, block.t256.v1.s1, warp.t128.v1.s4, warp.t128.v2.s4, block.t128.v1.s16
+      {2, 5, 8, 1448.1546878700494},  // 4: T < 1448.15 ? 5 : 8
+      {6, 6, 7, 92681900.02368316},  // 5: total_bytes < 9.26819e+07 ? 6 : 7
+      {-1, 16, 8, 0.0},  // 6: leaf: warp.t128.v1.s4, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s4, warp.t256.v2.s1, block.t128.v1.s16, block.t128.v1.s4, block.t256.v1.s1
+      {-1, 24, 8, 0.0},  // 7: leaf: warp.t128.v2.s4, warp.t128.v1.s4, warp.t256.v2.s1, block.t128.v1.s4, block.t128.v1.s16, warp.t128.v1.s1, warp.t256.v1.s1, block.t256.v1.s1
+      {0, 9, 10, 2.8284271247461903},  // 8: elem_bytes < 2.82843 ? 9 : 10
+      {-1, 32, 8, 0.0},  // 9: leaf: block.t128.v1.s4, block.t128.v1.s16, warp.t128.v1.s4, warp.t128.v2.s4, warp.t128.v1.s1, warp.t256.v2.s1, warp.t256.v1.s1, block.t256.v1.s1
+      {5, 11, 12, 2965820.800757861},  // 10: elems < 2.96582e+06 ? 11 : 12
+      {-1, 40, 8, 0.0},  // 11: leaf: warp.t128.v1.s4, block.t128.v1.s4, warp.t256.v2.s1, warp.t128.v2.s4, warp.t128.v1.s1, warp.t256.v1.s1, block.t256.v1.s1, block.t128.v1.s16
+      {-1, 48, 8, 0.0},  // 12: leaf: warp.t128.v2.s4, warp.t128.v1.s4, block.t128.v1.s4, block.t128.v1.s16, warp.t256.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1, block.t256.v1.s1
   }};
-  static constexpr std::array<std::uint16_t, 48> leaf_configs = {0, 1, 2, 5, 6, 3, 4, 7, 2, 5, 0, 6, 1, 3, 4, 7, 6, 2, 5, 0, 3, 1, 4, 7, 3, 6, 4, 5, 2, 0, 1, 7, 4, 3, 6, 5, 2, 0, 1, 7, 7, 4, 3, 6, 2, 0, 5, 1};
+  static constexpr std::array<std::uint16_t, 56> leaf_configs = {3, 6, 2, 7, 0, 4, 1, 5, 7, 3, 6, 0, 2, 4, 5, 1, 4, 3, 6, 5, 7, 1, 0, 2, 5, 4, 7, 0, 1, 3, 6, 2, 0, 1, 4, 5, 3, 7, 6, 2, 4, 0, 7, 5, 3, 6, 2, 1, 5, 4, 0, 1, 7, 3, 6, 2};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {3, 6, 4, 5, 2, 0, 1, 7};
+  static constexpr std::array<std::uint16_t, 8> fallback = {3, 6, 4, 7, 0, 2, 5, 1};
 };
 
 using kernels = aotune::heuristics::TableList<jagged_sum, jagged_mean, jagged_dense_add, causal_trailing_mean>;
