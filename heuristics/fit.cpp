@@ -51,6 +51,41 @@ nlohmann::ordered_json config_ref(const TrainingSet& ts, uint32_t c) {
   return {{"index", c}, {"id", c < ts.num_configs() ? ts.config_ids[c] : std::string()}};
 }
 
+// The shape's fastest config that may be picked (lowest slowdown, ties to the lower index).
+uint32_t best_config_of(const TrainingSet& ts, std::size_t row) {
+  uint32_t best = 0;
+  for (uint32_t c = 1; c < ts.num_configs(); ++c) {
+    if (ts.ok(row, c) && (!ts.ok(row, best) || ts.slowdown_at(row, c) < ts.slowdown_at(row, best)))
+      best = c;
+  }
+  return best;
+}
+
+// The `count` slowest held-out shapes (ties to the lower row): what the heuristic picked for a
+// shape it never saw, against that shape's fastest config.
+nlohmann::ordered_json worst_heldout(const FitResult& fit, const TrainingSet& ts,
+                                     std::size_t count) {
+  std::vector<std::size_t> order(fit.heldout_slowdowns.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return fit.heldout_slowdowns[a] > fit.heldout_slowdowns[b];
+  });
+  order.resize(std::min(count, order.size()));
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const std::size_t row : order) {
+    const Choice& c = fit.heldout_detail.choices[row];
+    nlohmann::ordered_json j;
+    j["shape"] = ts.shape_keys[row];
+    j["slowdown"] = json_number(fit.heldout_slowdowns[row]);
+    j["fold"] = fit.heldout_detail.fold_of[row];
+    j["picked"] = c.source == ChoiceSource::none ? std::string() : ts.config_ids[c.config];
+    j["picked_from"] = to_string(c.source);
+    j["best"] = ts.config_ids[best_config_of(ts, row)];
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 }  // namespace
 
 FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options) {
@@ -103,6 +138,7 @@ nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& 
   nlohmann::ordered_json configs = nlohmann::ordered_json::array();
   for (const uint32_t c : fit.model.configs) configs.push_back(ts.config_ids[c]);
   j["configs"] = configs;
+  j["heldout_worst"] = worst_heldout(fit, ts, 10);
   return j;
 }
 

@@ -218,6 +218,22 @@ TEST(FitReport, HasTheDocumentedFields) {
   EXPECT_EQ(j["arch"], "sm90");
 }
 
+TEST(FitReport, ListsTheWorstHeldOutShapesSlowestFirst) {
+  TrainingSet ts = empty_training_set({"x"}, 3);
+  for (int i = 0; i < 12; ++i)
+    add_timed_shape(ts, fmt::format("s{}", i), {double(i)}, {1.0 + i % 2, 1.5, 2.0 - i % 2});
+  const FitResult fit = fit_heuristic(ts, {});
+  const auto worst = fit_report_json(fit, ts, "sm90")["heldout_worst"];
+  ASSERT_TRUE(worst.is_array());
+  ASSERT_EQ(worst.size(), 10u);
+  EXPECT_DOUBLE_EQ(worst[0]["slowdown"].get<double>(), fit.heldout.max);
+  for (std::size_t i = 0; i < worst.size(); ++i) {
+    for (const char* key : {"shape", "slowdown", "fold", "picked", "picked_from", "best"})
+      EXPECT_TRUE(worst[i].contains(key)) << key;
+    if (i > 0) EXPECT_GE(worst[i - 1]["slowdown"].get<double>(), worst[i]["slowdown"].get<double>());
+  }
+}
+
 TEST(FitOnCostModel, BeatsTheBestSingleConfigOnHeldOutShapes) {
   // A realistic matrix: the simulated device's cost model over a jagged_sum grid.
   const tuner::ResultsDatabase db =
