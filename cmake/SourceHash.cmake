@@ -33,6 +33,9 @@ function(aotune_generate_source_hashes target)
     file(GLOB files CONFIGURE_DEPENDS ${dir}/*.cu ${dir}/*.cuh ${dir}/*.h ${dir}/*.cpp)
     list(SORT files)
     _aotune_hash_files(h ${files} ${common_files})
+    # Content edits (not only added or removed files) must re-run configure, or an incremental
+    # build would embed the old hash and record it in the databases it tunes.
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${files} ${common_files})
     string(APPEND body "inline constexpr const char* ${name} = \"${h}\";\n")
   endforeach()
   string(APPEND body "\n}  // namespace aotune::source_hashes\n")
