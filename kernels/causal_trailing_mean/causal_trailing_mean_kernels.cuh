@@ -111,6 +111,49 @@ __device__ __forceinline__ bool aligned16(const void* p) {
   return (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
 }
 
+// lagged[v] = ring element (i + v) as float, for a ring position i whose remainder i % V is the same
+// for every thread of the launch (i = t - cf with t a multiple of V, so OFF = (-cf) mod V): two
+// aligned 16-byte shared-memory reads and a funnel shift per word, where V scalar reads would each
+// conflict 4-way on the banks (lanes are 16 bytes apart). The switch below is on a launch-uniform
+// value, so it never diverges.
+template <typename T, int RING_VECS, int OFF>
+__device__ __forceinline__ void lag_vector_at(const Raw<T>* ring, int vi, float (&lagged)[kVec<T>]) {
+  constexpr int kByte = OFF * static_cast<int>(sizeof(T));
+  constexpr int kWord = kByte / 4, kShift = 8 * (kByte % 4);
+  uint32_t w[8];
+  *reinterpret_cast<uint4*>(&w[0]) = *reinterpret_cast<const uint4*>(&ring[vi]);
+  if constexpr (OFF > 0) {
+    *reinterpret_cast<uint4*>(&w[4]) = *reinterpret_cast<const uint4*>(&ring[(vi + 1) & (RING_VECS - 1)]);
+  }
+  Raw<T> r;
+  uint32_t* const rw = reinterpret_cast<uint32_t*>(&r);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    if constexpr (kShift == 0) {
+      rw[j] = w[kWord + j];
+    } else {
+      rw[j] = __funnelshift_r(w[kWord + j], w[kWord + j + 1], kShift);
+    }
+  }
+#pragma unroll
+  for (int v = 0; v < kVec<T>; ++v) lagged[v] = to_float(r.v[v]);
+}
+
+template <typename T, int RING_VECS, int OFF = 0>
+__device__ __forceinline__ void lag_vector_switch(const Raw<T>* ring, int vi, int off, float (&lagged)[kVec<T>]) {
+  if constexpr (OFF < kVec<T>) {
+    if (off == OFF) return lag_vector_at<T, RING_VECS, OFF>(ring, vi, lagged);
+    lag_vector_switch<T, RING_VECS, OFF + 1>(ring, vi, off, lagged);
+  }
+}
+
+// `i`: ring position of the first lagged element (0 <= i < RING_VECS * V).
+template <typename T, int RING_VECS>
+__device__ __forceinline__ void lag_vector(const Raw<T>* ring, int64_t i, float (&lagged)[kVec<T>]) {
+  constexpr int V = kVec<T>;
+  lag_vector_switch<T, RING_VECS>(ring, static_cast<int>(i / V), static_cast<int>(i % V), lagged);
+}
+
 // x, out: [rows, T] row-major.
 template <typename T, int BLOCK, int UNIT, int VECS>
 __global__ void __launch_bounds__(BLOCK)
@@ -249,15 +292,24 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
         for (int k = 0; k < VECS; ++k) {
           const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
+          float lagged[V];
+          const int64_t tl = t0 + e0 - cf;  // x index lagging this thread's first element
+          if (vec && lag_in_ring && tl >= 0) {
+            lag_vector<T, kRing / V>(s_ring_raw[unit], tl & (kRing - 1), lagged);
+          } else {
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+              const int64_t t = t0 + e0 + v;
+              lagged[v] = 0.0f;
+              if (e0 + v < n && t >= cf) {
+                lagged[v] = lag_in_ring ? to_float(ring[(t - cf) & (kRing - 1)]) : to_float(xr[t - cf]);
+              }
+            }
+          }
           float run = 0.0f;
 #pragma unroll
           for (int v = 0; v < V; ++v) {
-            const int64_t t = t0 + e0 + v;
-            float lagged = 0.0f;
-            if (e0 + v < n && t >= cf) {
-              lagged = lag_in_ring ? to_float(ring[(t - cf) & (kRing - 1)]) : to_float(xr[t - cf]);
-            }
-            run += a[k][v] - lagged;
+            run += a[k][v] - lagged[v];
             o[k][v] = run;
           }
           const float inclusive = warp_inclusive_scan(run);
@@ -283,11 +335,16 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
         for (int k = 0; k < VECS; ++k) {
           const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
+          if (t0 + e0 + 1 >= cf) {  // past the ramp: every window is full, no division
 #pragma unroll
-          for (int v = 0; v < V; ++v) {
-            const int64_t t = t0 + e0 + v;
-            const float s = base + (warp_before + o[k][v]);
-            o[k][v] = t + 1 < cf ? s / static_cast<float>(t + 1) : s * inv_cf;
+            for (int v = 0; v < V; ++v) o[k][v] = (base + (warp_before + o[k][v])) * inv_cf;
+          } else {
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+              const int64_t t = t0 + e0 + v;
+              const float s = base + (warp_before + o[k][v]);
+              o[k][v] = t + 1 < cf ? s / static_cast<float>(t + 1) : s * inv_cf;
+            }
           }
         }
         carry += double(tile_total);
