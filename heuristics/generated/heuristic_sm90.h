@@ -28,12 +28,12 @@
 //   8 configs, tree depth 4 (max depth 4 and min leaf 4 from cross-validation)
 // causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 154 shapes
 //   database configs/sm90/causal_trailing_mean.json
-//   sha256 b1bd52c7dde0aa55932865faa7ca538b5332d2d30e6d937d3c52f442834b9a84
-//   kernel source a8ac319673f9dc2968962acec6fed160d502fdc9f5b29e4ac2ac663d1ba7852a
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0322, p95 1.1148, max 1.2450
-//   best single config warp.t128.v1.s1: geomean 1.0992
-//   default config block.t256.v1.s16: geomean 1.4885
-//   8 configs, tree depth 4 (max depth 6 and min leaf 1 from cross-validation)
+//   sha256 8ac013a3f8be83e5bd061ea5766811ddc5612d3a510f07549edb41ceaf64c9a0
+//   kernel source 51fc82d350b9a925321491be308f4ca511b7b8afa4fd8c99fbfc1e42ee655179
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0409, p95 1.1513, max 1.3220
+//   best single config warp.t128.v1.s1: geomean 1.1384
+//   default config block.t256.v1.s16: geomean 1.4627
+//   8 configs, tree depth 6 (max depth 7 and min leaf 2 from cross-validation)
 // clang-format off
 #pragma once
 
@@ -276,44 +276,60 @@ struct causal_trailing_mean {
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::causal_trailing_mean::Config, 8> configs = {{
       {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 4},  // 0: block.t128.v1.s4
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 16},  // 1: block.t128.v1.s16
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 1, .seg_tiles = 1},  // 2: block.t256.v1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 1, .seg_tiles = 16},  // 1: block.t256.v1.s16
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 2, .seg_tiles = 4},  // 2: block.t256.v2.s4
       {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 1},  // 3: warp.t128.v1.s1
       {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 4},  // 4: warp.t128.v1.s4
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4},  // 5: warp.t128.v2.s4
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1},  // 6: warp.t256.v1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 2, .seg_tiles = 1},  // 7: warp.t256.v2.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 1},  // 5: warp.t128.v2.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4},  // 6: warp.t128.v2.s4
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1},  // 7: warp.t256.v1.s1
   }};
   static constexpr std::array<std::string_view, 8> config_ids = {
       "block.t128.v1.s4",
-      "block.t128.v1.s16",
-      "block.t256.v1.s1",
+      "block.t256.v1.s16",
+      "block.t256.v2.s4",
       "warp.t128.v1.s1",
       "warp.t128.v1.s4",
+      "warp.t128.v2.s1",
       "warp.t128.v2.s4",
       "warp.t256.v1.s1",
-      "warp.t256.v2.s1",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 13> tree = {{
-      {5, 1, 4, 1310720.0},  // 0: elems < 1.31072e+06 ? 1 : 4
-      {6, 2, 3, 5242880.0},  // 1: total_bytes < 5.24288e+06 ? 2 : 3
-      {-1, 0, 8, 0.0},  // 2: leaf: warp.t128.v1.s1, warp.t256.v1.s1, block.t256.v1.s1, warp.t256.v2.s1, block.t128.v1.s4, warp.t128.v1.s4, block.t128.v1.s16, warp.t128.v2.s4
-      {-1, 8, 8, 0.0},  // 3: leaf: warp.t256.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1, block.t128.v1.s4, block.t256.v1.s1, warp.t128.v1.s4, warp.t128.v2.s4, block.t128.v1.s16
-      {2, 5, 8, 1448.1546878700494},  // 4: T < 1448.15 ? 5 : 8
-      {6, 6, 7, 92681900.02368316},  // 5: total_bytes < 9.26819e+07 ? 6 : 7
-      {-1, 16, 8, 0.0},  // 6: leaf: warp.t128.v1.s4, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s4, warp.t256.v2.s1, block.t128.v1.s16, block.t128.v1.s4, block.t256.v1.s1
-      {-1, 24, 8, 0.0},  // 7: leaf: warp.t128.v2.s4, warp.t128.v1.s4, warp.t256.v2.s1, block.t128.v1.s4, block.t128.v1.s16, warp.t128.v1.s1, warp.t256.v1.s1, block.t256.v1.s1
-      {0, 9, 10, 2.8284271247461903},  // 8: elem_bytes < 2.82843 ? 9 : 10
-      {-1, 32, 8, 0.0},  // 9: leaf: block.t128.v1.s4, block.t128.v1.s16, warp.t128.v1.s4, warp.t128.v2.s4, warp.t128.v1.s1, warp.t256.v2.s1, warp.t256.v1.s1, block.t256.v1.s1
-      {5, 11, 12, 2965820.800757861},  // 10: elems < 2.96582e+06 ? 11 : 12
-      {-1, 40, 8, 0.0},  // 11: leaf: warp.t128.v1.s4, block.t128.v1.s4, warp.t256.v2.s1, warp.t128.v2.s4, warp.t128.v1.s1, warp.t256.v1.s1, block.t256.v1.s1, block.t128.v1.s16
-      {-1, 48, 8, 0.0},  // 12: leaf: warp.t128.v2.s4, warp.t128.v1.s4, block.t128.v1.s4, block.t128.v1.s16, warp.t256.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1, block.t256.v1.s1
+  static constexpr std::array<aotune::heuristics::TreeNode, 29> tree = {{
+      {6, 1, 14, 14829104.003789306},  // 0: total_bytes < 1.48291e+07 ? 1 : 14
+      {5, 2, 13, 1853638.0004736632},  // 1: elems < 1.85364e+06 ? 2 : 13
+      {2, 3, 4, 316.2277660168379},  // 2: T < 316.228 ? 3 : 4
+      {-1, 0, 8, 0.0},  // 3: leaf: warp.t128.v1.s4, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1, warp.t128.v2.s4, block.t128.v1.s4, block.t256.v1.s16, block.t256.v2.s4
+      {6, 5, 10, 5242880.0},  // 4: total_bytes < 5.24288e+06 ? 5 : 10
+      {5, 6, 7, 2862.167011199731},  // 5: elems < 2862.17 ? 6 : 7
+      {-1, 8, 8, 0.0},  // 6: leaf: block.t256.v1.s16, warp.t256.v1.s1, warp.t128.v1.s1, block.t128.v1.s4, warp.t128.v2.s1, block.t256.v2.s4, warp.t128.v1.s4, warp.t128.v2.s4
+      {6, 8, 9, 4144860.574735898},  // 7: total_bytes < 4.14486e+06 ? 8 : 9
+      {-1, 16, 8, 0.0},  // 8: leaf: warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1, block.t128.v1.s4, warp.t128.v1.s4, block.t256.v2.s4, block.t256.v1.s16, warp.t128.v2.s4
+      {-1, 24, 8, 0.0},  // 9: leaf: warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v1.s4, block.t128.v1.s4, warp.t128.v2.s4, block.t256.v2.s4, block.t256.v1.s16
+      {1, 11, 12, 320.0},  // 10: rows < 320 ? 11 : 12
+      {-1, 32, 8, 0.0},  // 11: leaf: warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v1.s4, block.t128.v1.s4, warp.t128.v2.s4, block.t256.v2.s4, block.t256.v1.s16
+      {-1, 40, 8, 0.0},  // 12: leaf: block.t128.v1.s4, warp.t128.v2.s1, block.t256.v1.s16, warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v1.s4, warp.t128.v2.s4, block.t256.v2.s4
+      {-1, 48, 8, 0.0},  // 13: leaf: block.t256.v2.s4, block.t128.v1.s4, block.t256.v1.s16, warp.t128.v2.s1, warp.t128.v1.s4, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s4
+      {1, 15, 26, 2048.0},  // 14: rows < 2048 ? 15 : 26
+      {5, 16, 17, 2965820.800757861},  // 15: elems < 2.96582e+06 ? 16 : 17
+      {-1, 56, 8, 0.0},  // 16: leaf: warp.t128.v2.s1, block.t128.v1.s4, warp.t128.v1.s4, warp.t128.v2.s4, block.t256.v2.s4, warp.t128.v1.s1, warp.t256.v1.s1, block.t256.v1.s16
+      {6, 18, 19, 23726566.40606289},  // 17: total_bytes < 2.37266e+07 ? 18 : 19
+      {-1, 64, 8, 0.0},  // 18: leaf: block.t128.v1.s4, block.t256.v2.s4, warp.t128.v2.s4, warp.t128.v2.s1, warp.t128.v1.s1, warp.t128.v1.s4, warp.t256.v1.s1, block.t256.v1.s16
+      {0, 20, 23, 2.8284271247461903},  // 19: elem_bytes < 2.82843 ? 20 : 23
+      {3, 21, 22, 8.000000000000002},  // 20: cf < 8 ? 21 : 22
+      {-1, 72, 8, 0.0},  // 21: leaf: block.t256.v2.s4, block.t128.v1.s4, block.t256.v1.s16, warp.t128.v2.s4, warp.t128.v1.s4, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1
+      {-1, 80, 8, 0.0},  // 22: leaf: block.t256.v1.s16, block.t128.v1.s4, block.t256.v2.s4, warp.t128.v2.s4, warp.t128.v2.s1, warp.t128.v1.s4, warp.t128.v1.s1, warp.t256.v1.s1
+      {3, 24, 25, 5.656854249492381},  // 23: cf < 5.65685 ? 24 : 25
+      {-1, 88, 8, 0.0},  // 24: leaf: block.t256.v2.s4, warp.t128.v2.s4, warp.t128.v2.s1, block.t128.v1.s4, warp.t128.v1.s4, block.t256.v1.s16, warp.t128.v1.s1, warp.t256.v1.s1
+      {-1, 96, 8, 0.0},  // 25: leaf: warp.t128.v2.s4, block.t256.v2.s4, warp.t128.v1.s4, block.t128.v1.s4, warp.t128.v2.s1, block.t256.v1.s16, warp.t128.v1.s1, warp.t256.v1.s1
+      {6, 27, 28, 92681900.02368316},  // 26: total_bytes < 9.26819e+07 ? 27 : 28
+      {-1, 104, 8, 0.0},  // 27: leaf: warp.t128.v1.s4, warp.t128.v1.s1, warp.t128.v2.s4, warp.t256.v1.s1, block.t128.v1.s4, warp.t128.v2.s1, block.t256.v1.s16, block.t256.v2.s4
+      {-1, 112, 8, 0.0},  // 28: leaf: warp.t128.v2.s4, warp.t128.v1.s4, block.t128.v1.s4, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1, block.t256.v1.s16, block.t256.v2.s4
   }};
-  static constexpr std::array<std::uint16_t, 56> leaf_configs = {3, 6, 2, 7, 0, 4, 1, 5, 7, 3, 6, 0, 2, 4, 5, 1, 4, 3, 6, 5, 7, 1, 0, 2, 5, 4, 7, 0, 1, 3, 6, 2, 0, 1, 4, 5, 3, 7, 6, 2, 4, 0, 7, 5, 3, 6, 2, 1, 5, 4, 0, 1, 7, 3, 6, 2};
+  static constexpr std::array<std::uint16_t, 120> leaf_configs = {4, 3, 7, 5, 6, 0, 1, 2, 1, 7, 3, 0, 5, 2, 4, 6, 3, 7, 5, 0, 4, 2, 1, 6, 5, 3, 7, 4, 0, 6, 2, 1, 5, 3, 7, 4, 0, 6, 2, 1, 0, 5, 1, 7, 3, 4, 6, 2, 2, 0, 1, 5, 4, 3, 7, 6, 5, 0, 4, 6, 2, 3, 7, 1, 0, 2, 6, 5, 3, 4, 7, 1, 2, 0, 1, 6, 4, 5, 3, 7, 1, 0, 2, 6, 5, 4, 3, 7, 2, 6, 5, 0, 4, 1, 3, 7, 6, 2, 4, 0, 5, 1, 3, 7, 4, 3, 6, 7, 0, 5, 1, 2, 6, 4, 0, 5, 3, 7, 1, 2};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {3, 6, 4, 7, 0, 2, 5, 1};
+  static constexpr std::array<std::uint16_t, 8> fallback = {3, 7, 5, 0, 4, 6, 1, 2};
 };
 
 using kernels = aotune::heuristics::TableList<jagged_sum, jagged_mean, jagged_dense_add, causal_trailing_mean>;
