@@ -19,8 +19,8 @@ struct DefaultConfig {
 // slowdown against the per-shape best on the exhaustive H200 sweep of 2026-11-30 (configs/sm90,
 // every cell measured): jagged_sum 2.67 and jagged_mean 2.77 (block_row.t256.v1: 2.86 / 2.96),
 // jagged_dense_add 1.48 (row_block.t128.r1.v1: 1.53, flat.t256.v1: 1.56), causal_trailing_mean
-// 1.49 (block.t256.v2.s16: 1.81, v4: 2.23). Only block/256/16-tile-segment configs have no halo
-// limit there, so the trailing-mean default is one of those.
+// 1.46 (block.t256.v2.s16: 1.68, v4: 2.05; its re-sweep of aed3bd9). Only block/256/16-tile-segment
+// configs have no halo limit there, so the trailing-mean default is one of those.
 inline constexpr DefaultConfig kDefaultConfigs[] = {
     {"jagged_sum", "block_row.t512.v1"},
     {"jagged_mean", "block_row.t512.v1"},
