@@ -14,21 +14,36 @@ def shape_text(s):
     return " ".join(f"{k}={v}" for k, v in s.items() if k != "dtype") + f" {s['dtype']}"
 
 
+PEERS = ("eager", "torch.compile", "triton two-cumsum")  # the columns, in this order
+
+
+def peer_cell(r, name):
+    v = r.get("peers", {}).get(name)
+    if not v:
+        return "—"
+    if "us" not in v:
+        return "error"
+    return f"{v['us']:.1f}" if v.get("agrees") else f"~~{v['us']:.1f}~~"  # struck out: disagreed
+
+
 def table(result, commit, command):
     ceiling = result["copy_ceiling_gbps"]
     lines = [
         f"Measured {result['date']} on {result['device']} (torch {result['torch']}, triton {result['triton']}), "
         f"commit {commit}, command `{command}`. Copy ceiling measured in the same run: {ceiling:.0f} GB/s. "
         "GB/s by the fewest-bytes model of BENCH.md; median of triton.testing.do_bench (L2 cleared between reps); "
-        "a peer's time counts only if its output agrees with ours.",
+        "a peer's time counts only if its output agrees with ours (struck-out times disagreed); "
+        "speedup = best agreeing peer's time / ours.",
         "",
-        "| kernel | shape | ours µs | ours GB/s | % of copy | best peer | peer µs | speedup |",
-        "|---|---|---:|---:|---:|---|---:|---:|",
+        "| kernel | shape | ours µs | ours GB/s | % of copy | " + " | ".join(f"{p} µs" for p in PEERS)
+        + " | best peer | speedup |",
+        "|---|---|---:|---:|---:|" + "---:|" * len(PEERS) + "---|---:|",
     ]
     speedups = []
     for r in result["rows"]:
         if "error" in r:
-            lines.append(f"| {r['kernel']} | {shape_text(r['shape'])} | error: {r['error'][:80]} | | | | | |")
+            lines.append(f"| {r['kernel']} | {shape_text(r['shape'])} | error: {r['error'][:80]} |"
+                         + " |" * (len(PEERS) + 4))
             continue
         gbps = r["bytes"] / (r["ours_us"] * 1e-6) / 1e9
         peers = {k: v for k, v in r["peers"].items() if "us" in v and v.get("agrees")}
@@ -36,19 +51,16 @@ def table(result, commit, command):
             name, best = min(peers.items(), key=lambda kv: kv[1]["us"])
             sp = best["us"] / r["ours_us"]
             speedups.append(sp)
-            peer_cols = f"{name} | {best['us']:.1f} | {sp:.2f}×"
+            best_cols = f"{name} | {sp:.2f}×"
         else:
-            peer_cols = "— | — | —"
+            best_cols = "— | —"
         lines.append(f"| {r['kernel']} | {shape_text(r['shape'])} | {r['ours_us']:.1f} | {gbps:.0f} | "
-                     f"{100 * gbps / ceiling:.0f} % | {peer_cols} |")
+                     f"{100 * gbps / ceiling:.0f} % | " + " | ".join(peer_cell(r, p) for p in PEERS)
+                     + f" | {best_cols} |")
     if speedups:
         geo = math.exp(sum(math.log(s) for s in speedups) / len(speedups))
         lines += ["", f"Geomean speedup over the best agreeing peer: {geo:.2f}× over {len(speedups)} shapes; "
                       f"shapes where a peer is faster: {sum(1 for s in speedups if s < 1)}."]
-    disagree = [(r["kernel"], k) for r in result["rows"] if "peers" in r for k, v in r["peers"].items()
-                if "us" in v and not v.get("agrees")]
-    if disagree:
-        lines.append(f"Peers whose output disagreed with ours (time not counted): {disagree}.")
     return "\n".join(lines), speedups
 
 

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# One command for the peer comparison on a GPU machine: run bench/peers.py against the built
+# library, then rewrite the table in docs/PERF.md and the plot docs/peers.svg from its results.
+#   bash bench/peers.sh                   # the full grid
+#   bash bench/peers.sh --quick           # only the issue's reference rows
+#   LIB=build/libaotune.so OUT=out bash bench/peers.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+LIB=${LIB:-${BUILD_DIR:-build-gpu}/libaotune.so}
+OUT=${OUT:-out}
+if [ ! -f "$LIB" ]; then
+  echo "peers.sh: $LIB not found; build first (BUILD_DIR=build-gpu bash scripts/setup.sh) or set LIB=" >&2
+  exit 2
+fi
+mkdir -p "$OUT"
+cmd="python3 bench/peers.py --lib $LIB --out $OUT/peers.json $*"
+$cmd
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD -- kernels dispatch heuristics 2>/dev/null || commit="$commit+dirty"
+python3 bench/peers_report.py "$OUT/peers.json" --commit "$commit" --perf docs/PERF.md --plot docs/peers.svg --command "$cmd"
