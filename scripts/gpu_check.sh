@@ -4,6 +4,8 @@
 #   bash scripts/gpu_check.sh            # everything
 #   SANITIZE=0 bash scripts/gpu_check.sh # no compute-sanitizer
 #   CLI_CHECK=0 bash scripts/gpu_check.sh # no aot-runner run/bench checks (logs in cli.log)
+#   TAR=1 bash scripts/gpu_check.sh       # also pack ${OUT}/ into one gpu_check.tgz beside it (for
+#                                         # remote runners that bring back only a few files)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}
@@ -48,3 +50,9 @@ echo "== $(cat "$OUT/gpu.txt") on $(date -u +%F) at commit $(git rev-parse --sho
 cat "$OUT/checks.txt"
 tail -3 "$OUT/ctest.log"
 printf '%s\n' "${summary[@]}"
+if [ "${TAR:-0}" = 1 ]; then
+  tar czf "$OUT.tgz" -C "$OUT" . && rm -rf "$OUT" && mkdir -p "$OUT" && mv "$OUT.tgz" "$OUT/gpu_check.tgz" &&
+    echo "logs packed into $OUT/gpu_check.tgz"
+fi
+for line in "${summary[@]}"; do [[ $line == FAIL* ]] && exit 1; done
+exit 0
