@@ -182,6 +182,7 @@ void run_tune(const TuneOptions& o) {
   bool complete = true;
   for (std::size_t k = 0; k < states.size(); ++k) {
     KernelState& st = states[k];
+    const Clock::time_point kernel_t0 = Clock::now();
     std::string status = "up to date";
     if (st.up_to_date) {
       spdlog::info("[{}] {} is complete and current: nothing to do (--force re-tunes)",
@@ -212,14 +213,17 @@ void run_tune(const TuneOptions& o) {
       status = done ? "tuned" : "incomplete";
       complete = complete && done;
     }
+    // Per kernel, so a sweep's cost per grid is known without timestamps in the progress log.
+    const double kernel_wall = std::chrono::duration<double>(Clock::now() - kernel_t0).count();
     kernels.push_back(kernel_summary(st, status));
+    kernels.back()["wall_seconds"] = std::round(kernel_wall * 1000.0) / 1000.0;
   }
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
   for (const auto& j : kernels) {
-    spdlog::info("{}: {} ({}/{} shapes, {} this run) -> {}", j["kernel"].get<std::string>(),
+    spdlog::info("{}: {} ({}/{} shapes, {} this run, {}) -> {}", j["kernel"].get<std::string>(),
                  j["status"].get<std::string>(), j["measured"].get<std::size_t>(),
                  j["shapes"].get<std::size_t>(), j["measured_this_run"].get<std::size_t>(),
-                 j["output"].get<std::string>());
+                 format_duration(j["wall_seconds"].get<double>()), j["output"].get<std::string>());
   }
   if (!complete) spdlog::warn("the sweep stopped before the end; rerun with --resume to finish it");
   spdlog::info("wall time {} ({:.1f} s)", format_duration(wall), wall);
