@@ -25,13 +25,13 @@ Cost choice_cost(const TrainingSet& ts, std::size_t row, const Choice& c) {
 }  // namespace
 
 std::vector<std::size_t> assign_folds(const TrainingSet& ts, std::span<const std::size_t> rows,
-                                      std::size_t folds) {
+                                      std::size_t folds, uint64_t salt) {
   const std::size_t k = std::max<std::size_t>(1, std::min(folds, rows.size()));
   std::vector<std::size_t> order(rows.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::vector<uint64_t> hash(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i)
-    hash[i] = tuner::mix64(tuner::fnv1a64(ts.shape_keys[rows[i]]));
+    hash[i] = tuner::mix64(tuner::fnv1a64(ts.shape_keys[rows[i]]) ^ (salt == 0 ? 0 : tuner::mix64(salt)));
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return hash[a] != hash[b] ? hash[a] < hash[b] : a < b;
   });
@@ -50,7 +50,7 @@ Heuristic fit_on(const TrainingSet& ts, std::span<const std::size_t> rows,
 HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size_t> rows,
                                 const CrossValidationOptions& options) {
   if (rows.size() < 2 || options.depths.empty() || options.min_leaves.empty()) return {};
-  const std::vector<std::size_t> fold_of = assign_folds(ts, rows, options.folds);
+  const std::vector<std::size_t> fold_of = assign_folds(ts, rows, options.folds, options.fold_salt);
   const std::size_t k = *std::max_element(fold_of.begin(), fold_of.end()) + 1;
   const int deepest = *std::max_element(options.depths.begin(), options.depths.end());
   // cost[m][d]: summed over all folds' test rows.
@@ -97,7 +97,7 @@ HeldOut heldout_choices(const TrainingSet& ts, const CrossValidationOptions& opt
   const std::vector<std::size_t> rows = all_rows(ts);
   HeldOut out;
   out.choices.resize(rows.size());
-  out.fold_of = assign_folds(ts, rows, options.folds);
+  out.fold_of = assign_folds(ts, rows, options.folds, options.fold_salt);
   if (rows.empty()) return out;
   const std::size_t k = *std::max_element(out.fold_of.begin(), out.fold_of.end()) + 1;
   std::vector<std::size_t> train, test;

@@ -24,6 +24,9 @@ struct HyperParams {
 
 struct CrossValidationOptions {
   std::size_t folds = 5;
+  // Mixed into the shape-key hash that deals the folds: 0 is the canonical draw (what emit and
+  // verify score); other values re-draw the folds, for repeated cross-validation.
+  uint64_t fold_salt = 0;
   // Up to 12 levels: deeper trees still evaluate in a few tens of nanoseconds.
   std::vector<int> depths = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
   std::vector<std::size_t> min_leaves = {1, 2, 4, 8, 16, 32};
@@ -35,7 +38,7 @@ struct CrossValidationOptions {
 // shape key and dealt round-robin, so folds are balanced, independent of grid order (a grid that
 // cycles through dtypes must not put one dtype in one fold) and the same on every machine.
 std::vector<std::size_t> assign_folds(const TrainingSet& ts, std::span<const std::size_t> rows,
-                                      std::size_t folds);
+                                      std::size_t folds, uint64_t salt = 0);
 
 // Subset, then tree, on `rows` only.
 Heuristic fit_on(const TrainingSet& ts, std::span<const std::size_t> rows,

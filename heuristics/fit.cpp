@@ -1,6 +1,7 @@
 #include "heuristics/fit.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 #include "heuristics/cost.h"
@@ -103,6 +104,14 @@ FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options) {
     if (all) fully_measured.push_back(fit.heldout_slowdowns[row]);
   }
   fit.heldout_fully_measured = summarize_slowdowns(std::move(fully_measured));
+  fit.heldout_repeats.push_back(fit.heldout);
+  for (std::size_t r = 1; r < options.repeats; ++r) {
+    CrossValidationOptions cv = options.cv;
+    cv.fold_salt = r;
+    std::vector<std::optional<uint32_t>> picks;
+    for (const Choice& c : heldout_choices(ts, cv).choices) picks.push_back(picked(c));
+    fit.heldout_repeats.push_back(summarize_picks(ts, picks));
+  }
 
   fit.params = choose_hyper_params(ts, rows, options.cv);
   fit.model = fit_on(ts, rows, fit.params, options.cv.subset, options.cv.criterion);
@@ -139,6 +148,26 @@ nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& 
   for (const uint32_t c : fit.model.configs) configs.push_back(ts.config_ids[c]);
   j["configs"] = configs;
   j["heldout_worst"] = worst_heldout(fit, ts, 10);
+  if (fit.heldout_repeats.size() > 1) {
+    // Mean, min and max over the fold draws of each held-out statistic.
+    nlohmann::ordered_json rep;
+    rep["repeats"] = fit.heldout_repeats.size();
+    auto spread = [&](double SlowdownSummary::*field) {
+      double sum = 0, lo = std::numeric_limits<double>::infinity(), hi = -lo;
+      for (const SlowdownSummary& s : fit.heldout_repeats) {
+        sum += s.*field;
+        lo = std::min(lo, s.*field);
+        hi = std::max(hi, s.*field);
+      }
+      return nlohmann::ordered_json{{"mean", json_number(sum / fit.heldout_repeats.size())},
+                                    {"min", json_number(lo)},
+                                    {"max", json_number(hi)}};
+    };
+    rep["geomean_slowdown"] = spread(&SlowdownSummary::geomean);
+    rep["p95_slowdown"] = spread(&SlowdownSummary::p95);
+    rep["max_slowdown"] = spread(&SlowdownSummary::max);
+    j["heldout_repeated"] = rep;
+  }
   return j;
 }
 

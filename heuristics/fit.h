@@ -17,6 +17,10 @@ namespace aotune::heuristics {
 
 struct FitOptions {
   CrossValidationOptions cv;
+  // Held-out scoring repeated over this many fold draws (salts 0 .. repeats-1). One split's score
+  // swings by a few percent in geomean and by several x in max on a 200-shape grid, so compare
+  // fitter variants over repeats; the model and `heldout` always come from draw 0.
+  std::size_t repeats = 1;
 };
 
 struct FitResult {
@@ -32,6 +36,7 @@ struct FitResult {
   SlowdownSummary best_single;            // one config for every shape
   SlowdownSummary default_config;         // the safe default for every shape
   uint32_t best_single_config = 0;
+  std::vector<SlowdownSummary> heldout_repeats;  // one per fold draw, draw 0 first (= heldout)
 };
 
 FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options);

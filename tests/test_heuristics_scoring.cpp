@@ -86,6 +86,19 @@ TEST(Folds, AreBalancedDeterministicAndIndependentOfGridOrder) {
   EXPECT_EQ(assign_folds(a, all_rows(a), 5), fa);
 }
 
+TEST(Folds, ASaltRedrawsThemBalancedAndSaltZeroIsTheCanonicalDraw) {
+  TrainingSet ts = empty_training_set({"x"}, 1);
+  for (int i = 0; i < 40; ++i) add_timed_shape(ts, fmt::format("k{}", i), {0}, {1});
+  const auto canonical = assign_folds(ts, all_rows(ts), 5);
+  EXPECT_EQ(assign_folds(ts, all_rows(ts), 5, 0), canonical);
+  const auto redrawn = assign_folds(ts, all_rows(ts), 5, 1);
+  EXPECT_NE(redrawn, canonical);
+  EXPECT_EQ(assign_folds(ts, all_rows(ts), 5, 1), redrawn);  // deterministic per salt
+  std::vector<int> sizes(5, 0);
+  for (const std::size_t f : redrawn) ++sizes[f];
+  for (const int n : sizes) EXPECT_EQ(n, 8);
+}
+
 TEST(SlowdownSummary, ComputesGeomeanNearestRankP95AndMax) {
   std::vector<double> s(100, 1.0);
   for (int i = 0; i < 10; ++i) s[static_cast<std::size_t>(i)] = 1.0 + 0.1 * (i + 1);  // 1.1 .. 2.0
@@ -230,8 +243,37 @@ TEST(FitReport, ListsTheWorstHeldOutShapesSlowestFirst) {
   for (std::size_t i = 0; i < worst.size(); ++i) {
     for (const char* key : {"shape", "slowdown", "fold", "picked", "picked_from", "best"})
       EXPECT_TRUE(worst[i].contains(key)) << key;
-    if (i > 0) EXPECT_GE(worst[i - 1]["slowdown"].get<double>(), worst[i]["slowdown"].get<double>());
+    if (i > 0) {
+      EXPECT_GE(worst[i - 1]["slowdown"].get<double>(), worst[i]["slowdown"].get<double>());
+    }
   }
+}
+
+TEST(FitReport, RepeatedScoringKeepsDrawZeroAndReportsTheSpreadOverDraws) {
+  // Noisy regimes: which shapes are held out together changes the score.
+  TrainingSet ts = empty_training_set({"x"}, 3);
+  for (int i = 0; i < 30; ++i)
+    add_timed_shape(ts, fmt::format("s{}", i), {double(i % 7)},
+                    {1.0 + (i * 7 % 5) * 0.3, 1.5, 2.0 - (i * 3 % 4) * 0.25});
+  FitOptions options;
+  const FitResult once = fit_heuristic(ts, options);
+  options.repeats = 4;
+  const FitResult fit = fit_heuristic(ts, options);
+  ASSERT_EQ(fit.heldout_repeats.size(), 4u);
+  EXPECT_DOUBLE_EQ(fit.heldout_repeats[0].geomean, once.heldout.geomean);
+  EXPECT_DOUBLE_EQ(fit.heldout.geomean, once.heldout.geomean);  // the model and THE metric: draw 0
+  EXPECT_EQ(fit.model.configs, once.model.configs);
+  const auto report = fit_report_json(fit, ts, "sm90");
+  ASSERT_TRUE(report.contains("heldout_repeated"));
+  EXPECT_FALSE(fit_report_json(once, ts, "sm90").contains("heldout_repeated"));
+  const auto& g = report["heldout_repeated"]["geomean_slowdown"];
+  EXPECT_EQ(report["heldout_repeated"]["repeats"].get<std::size_t>(), 4u);
+  EXPECT_LE(g["min"].get<double>(), g["mean"].get<double>());
+  EXPECT_LE(g["mean"].get<double>(), g["max"].get<double>());
+  double lo = 1e300, hi = 0;
+  for (const auto& r : fit.heldout_repeats) lo = std::min(lo, r.geomean), hi = std::max(hi, r.geomean);
+  EXPECT_DOUBLE_EQ(g["min"].get<double>(), lo);
+  EXPECT_DOUBLE_EQ(g["max"].get<double>(), hi);
 }
 
 TEST(FitOnCostModel, BeatsTheBestSingleConfigOnHeldOutShapes) {
