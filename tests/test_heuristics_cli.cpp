@@ -57,6 +57,25 @@ TEST(CliFit, AMissingDatabaseIsAUsageErrorThatSaysWhatToRun) {
   EXPECT_NE(out.find("aot-runner tune"), std::string::npos) << out;
 }
 
+TEST(CliFit, RepeatsAddTheSpreadOverFoldDrawsAndZeroRepeatsIsAUsageError) {
+  test::TempDir dir;
+  const std::string db = dir / "jagged_sum.json";
+  tuner::save_database(
+      db, test::cost_model_database("jagged_sum", test::small_grid("jagged_sum"), "sm90", true));
+  int code = -1;
+  const std::string out = aot_runner(
+      fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --repeats 3 --json", db), &code);
+  ASSERT_EQ(code, 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["heldout_repeated"]["repeats"].get<int>(), 3);
+  EXPECT_LE(j["heldout_repeated"]["geomean_slowdown"]["min"].get<double>(),
+            j["heldout"]["geomean_slowdown"].get<double>());
+  const std::string bad = aot_runner(
+      fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --repeats 0 2>&1", db), &code);
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(bad.find("--repeats must be in [1, 1000], got 0"), std::string::npos) << bad;
+}
+
 TEST(CliEmit, WritesHeadersAndJsonThenLeavesThemAlone) {
   test::TempDir dir;
   test::write_manifest(dir / "configs", {"sm90"});
