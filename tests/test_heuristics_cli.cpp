@@ -27,11 +27,17 @@ std::string aot_runner(const std::string& args, int* exit_code, const std::strin
   return out;
 }
 
-TEST(CliFit, PrintsTheHeldOutReportAsJson) {
-  test::TempDir dir;
+// A jagged_sum database from the simulated device's cost model, saved in `dir`; returns its path.
+std::string cost_model_jagged_sum_db(const test::TempDir& dir) {
   const std::string db = dir / "jagged_sum.json";
   tuner::save_database(
       db, test::cost_model_database("jagged_sum", test::small_grid("jagged_sum"), "sm90", true));
+  return db;
+}
+
+TEST(CliFit, PrintsTheHeldOutReportAsJson) {
+  test::TempDir dir;
+  const std::string db = cost_model_jagged_sum_db(dir);
   int code = -1;
   const std::string out =
       aot_runner(fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --json", db), &code);
@@ -59,9 +65,7 @@ TEST(CliFit, AMissingDatabaseIsAUsageErrorThatSaysWhatToRun) {
 
 TEST(CliFit, RepeatsAddTheSpreadOverFoldDrawsAndZeroRepeatsIsAUsageError) {
   test::TempDir dir;
-  const std::string db = dir / "jagged_sum.json";
-  tuner::save_database(
-      db, test::cost_model_database("jagged_sum", test::small_grid("jagged_sum"), "sm90", true));
+  const std::string db = cost_model_jagged_sum_db(dir);
   int code = -1;
   const std::string out = aot_runner(
       fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --repeats 3 --json", db), &code);
