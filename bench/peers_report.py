@@ -26,6 +26,12 @@ def peer_cell(r, name):
     return f"{v['us']:.1f}" if v.get("agrees") else f"~~{v['us']:.1f}~~"  # struck out: disagreed
 
 
+def best_peer(r):
+    """(name, µs) of the fastest peer whose output agreed with ours, or None."""
+    peers = {k: v["us"] for k, v in r.get("peers", {}).items() if "us" in v and v.get("agrees")}
+    return min(peers.items(), key=lambda kv: kv[1]) if peers else None
+
+
 def table(result, commit, command):
     ceiling = result["copy_ceiling_gbps"]
     lines = [
@@ -46,10 +52,10 @@ def table(result, commit, command):
                          + " |" * (len(PEERS) + 4))
             continue
         gbps = r["bytes"] / (r["ours_us"] * 1e-6) / 1e9
-        peers = {k: v for k, v in r["peers"].items() if "us" in v and v.get("agrees")}
-        if peers:
-            name, best = min(peers.items(), key=lambda kv: kv[1]["us"])
-            sp = best["us"] / r["ours_us"]
+        best = best_peer(r)
+        if best:
+            name, peer_us = best
+            sp = peer_us / r["ours_us"]
             speedups.append(sp)
             best_cols = f"{name} | {sp:.2f}×"
         else:
@@ -69,10 +75,9 @@ def plot(result, path):
     written by hand (the GPU machine has no matplotlib)."""
     rows = []
     for r in result["rows"]:
-        peers = {k: v for k, v in r.get("peers", {}).items() if "us" in v and v.get("agrees")}
-        if "ours_us" in r and peers:
-            name, best = min(peers.items(), key=lambda kv: kv[1]["us"])
-            rows.append((f"{r['kernel']} {shape_text(r['shape'])}", best["us"] / r["ours_us"], name))
+        best = best_peer(r)
+        if "ours_us" in r and best:
+            rows.append((f"{r['kernel']} {shape_text(r['shape'])}", best[1] / r["ours_us"], best[0]))
     if not rows:
         print("no row has both our time and an agreeing peer: no plot")
         return
