@@ -179,8 +179,10 @@ __device__ __forceinline__ void direct_window_sums(int cf, const float (&prev)[V
   }
 }
 
-// x, out: [rows, T] row-major.
-template <typename T, int BLOCK, int UNIT, int VECS>
+// x, out: [rows, T] row-major. DIRECT (cf <= V) and the running window are separate instances:
+// each carries only its own path, so neither pays the other's registers or code size (code that
+// matters for tiny, latency-bound calls, whose instructions come from a cold cache).
+template <typename T, int BLOCK, int UNIT, int VECS, bool DIRECT>
 __global__ void __launch_bounds__(BLOCK)
     trailing_mean_kernel(const T* __restrict__ x, T* __restrict__ out, RowCut cut) {
   static_assert(BLOCK % 32 == 0 && (UNIT == 32 || UNIT == BLOCK), "a unit is a warp or the block");
@@ -203,7 +205,7 @@ __global__ void __launch_bounds__(BLOCK)
   const int warp = tid >> 5;
   T* const ring = reinterpret_cast<T*>(s_ring_raw[unit]);
   const int64_t cf = cut.cf;
-  const bool direct = cf <= V;
+  constexpr bool direct = DIRECT;
   const bool lag_in_ring = cf <= kTile;
   const float inv_cf = 1.0f / static_cast<float>(cf);
 
@@ -277,7 +279,7 @@ __global__ void __launch_bounds__(BLOCK)
       Ops::sync();
 
       float o[VECS][V];
-      if (direct) {
+      if constexpr (DIRECT) {
         // Window from registers: this thread's vector and the V elements before it (the lane
         // below's vector; lane 0 takes the previous chunk's lane 31, or the ring / global memory
         // for a warp's first chunk).
@@ -399,8 +401,13 @@ template <typename T, int BLOCK, int UNIT, int VECS>
 void run_kernel(const Problem& p, const RowCut& cut, cudaStream_t stream) {
   constexpr int64_t kUnits = BLOCK / UNIT;
   const int64_t blocks = std::min<int64_t>((cut.work + kUnits - 1) / kUnits, INT_MAX);
-  trailing_mean_kernel<T, BLOCK, UNIT, VECS><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
-      static_cast<const T*>(p.x), static_cast<T*>(p.out), cut);
+  if (cut.cf <= kVec<T>) {
+    trailing_mean_kernel<T, BLOCK, UNIT, VECS, true><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
+        static_cast<const T*>(p.x), static_cast<T*>(p.out), cut);
+  } else {
+    trailing_mean_kernel<T, BLOCK, UNIT, VECS, false><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
+        static_cast<const T*>(p.x), static_cast<T*>(p.out), cut);
+  }
   AOTUNE_CUDA_CHECK_LAUNCH();
 }
 
