@@ -154,8 +154,35 @@ __device__ __forceinline__ void lag_vector(const Raw<T>* ring, int64_t i, float 
   lag_vector_switch<T, RING_VECS>(ring, static_cast<int>(i / V), static_cast<int>(i % V), lagged);
 }
 
-// x, out: [rows, T] row-major.
-template <typename T, int BLOCK, int UNIT, int VECS>
+// sums[v] = x[v] + x[v-1] + ... + x[v-CF+1] over w = prev ++ cur (V elements each), newest term
+// first. CF is a template parameter so every index is known at compile time: no predicate or
+// 64-bit bounds compare per term (the row start is handled by zeros in prev).
+template <int V, int CF>
+__device__ __forceinline__ void direct_window_sums_cf(const float (&prev)[V], const float (&cur)[V],
+                                                      float (&sums)[V]) {
+#pragma unroll
+  for (int v = 0; v < V; ++v) {
+    float s = 0.0f;
+#pragma unroll
+    for (int i = 0; i < CF; ++i) s += v - i >= 0 ? cur[v - i >= 0 ? v - i : 0] : prev[v - i + V >= 0 ? v - i + V : 0];
+    sums[v] = s;
+  }
+}
+
+// cf in [1, V], uniform over the launch: the switch never diverges.
+template <int V, int CF = 1>
+__device__ __forceinline__ void direct_window_sums(int cf, const float (&prev)[V], const float (&cur)[V],
+                                                   float (&sums)[V]) {
+  if constexpr (CF <= V) {
+    if (cf == CF) return direct_window_sums_cf<V, CF>(prev, cur, sums);
+    direct_window_sums<V, CF + 1>(cf, prev, cur, sums);
+  }
+}
+
+// x, out: [rows, T] row-major. DIRECT (cf <= V) and the running window are separate instances:
+// each carries only its own path, so neither pays the other's registers or code size (code that
+// matters for tiny, latency-bound calls, whose instructions come from a cold cache).
+template <typename T, int BLOCK, int UNIT, int VECS, bool DIRECT>
 __global__ void __launch_bounds__(BLOCK)
     trailing_mean_kernel(const T* __restrict__ x, T* __restrict__ out, RowCut cut) {
   static_assert(BLOCK % 32 == 0 && (UNIT == 32 || UNIT == BLOCK), "a unit is a warp or the block");
@@ -178,7 +205,7 @@ __global__ void __launch_bounds__(BLOCK)
   const int warp = tid >> 5;
   T* const ring = reinterpret_cast<T*>(s_ring_raw[unit]);
   const int64_t cf = cut.cf;
-  const bool direct = cf <= V;
+  constexpr bool direct = DIRECT;
   const bool lag_in_ring = cf <= kTile;
   const float inv_cf = 1.0f / static_cast<float>(cf);
 
@@ -252,7 +279,7 @@ __global__ void __launch_bounds__(BLOCK)
       Ops::sync();
 
       float o[VECS][V];
-      if (direct) {
+      if constexpr (DIRECT) {
         // Window from registers: this thread's vector and the V elements before it (the lane
         // below's vector; lane 0 takes the previous chunk's lane 31, or the ring / global memory
         // for a warp's first chunk).
@@ -274,16 +301,17 @@ __global__ void __launch_bounds__(BLOCK)
               prev[v] = tp >= 0 ? to_float(xr[tp]) : 0.0f;
             }
           }
+          // prev holds zeros before the row's start, so every window is a plain sum of cf terms.
+          direct_window_sums<V>(static_cast<int>(cf), prev, a[k], o[k]);
+          if (t0 + e0 + 1 >= cf) {  // past the ramp: every window is full, no division
 #pragma unroll
-          for (int v = 0; v < V; ++v) {
-            const int64_t t = t0 + e0 + v;
-            float s = 0.0f;
+            for (int v = 0; v < V; ++v) o[k][v] *= inv_cf;
+          } else {
 #pragma unroll
-            for (int i = 0; i < V; ++i) {
-              if (i < cf && t - i >= 0) s += v - i >= 0 ? a[k][v - i >= 0 ? v - i : 0]
-                                                       : prev[v - i + V >= 0 ? v - i + V : 0];
+            for (int v = 0; v < V; ++v) {
+              const int64_t t = t0 + e0 + v;
+              o[k][v] = t + 1 < cf ? o[k][v] / static_cast<float>(t + 1) : o[k][v] * inv_cf;
             }
-            o[k][v] = t + 1 < cf ? s / static_cast<float>(t + 1) : s * inv_cf;
           }
         }
       } else {
@@ -373,8 +401,13 @@ template <typename T, int BLOCK, int UNIT, int VECS>
 void run_kernel(const Problem& p, const RowCut& cut, cudaStream_t stream) {
   constexpr int64_t kUnits = BLOCK / UNIT;
   const int64_t blocks = std::min<int64_t>((cut.work + kUnits - 1) / kUnits, INT_MAX);
-  trailing_mean_kernel<T, BLOCK, UNIT, VECS><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
-      static_cast<const T*>(p.x), static_cast<T*>(p.out), cut);
+  if (cut.cf <= kVec<T>) {
+    trailing_mean_kernel<T, BLOCK, UNIT, VECS, true><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
+        static_cast<const T*>(p.x), static_cast<T*>(p.out), cut);
+  } else {
+    trailing_mean_kernel<T, BLOCK, UNIT, VECS, false><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
+        static_cast<const T*>(p.x), static_cast<T*>(p.out), cut);
+  }
   AOTUNE_CUDA_CHECK_LAUNCH();
 }
 
