@@ -28,6 +28,9 @@ void* workspace_for(int device, cudaStream_t stream, std::size_t bytes) {
     if (buffer.get() != nullptr) AOTUNE_CUDA_CHECK(cudaStreamSynchronize(stream));
     buffer = DeviceBuffer();  // free first: the old and new buffers need not fit together
     buffer = DeviceBuffer(bytes);
+    // Zeroed once here, in stream order before its first user; kernels leave their scratch zeroed
+    // (jagged_reduce::workspace_bytes), so no call pays for a zero-fill.
+    AOTUNE_CUDA_CHECK(cudaMemsetAsync(buffer.get(), 0, bytes, stream));
   }
   return buffer.get();
 }

@@ -45,7 +45,12 @@ CheckResult WorkloadBase::check() {
 }
 
 void* WorkloadBase::workspace(std::size_t bytes) {
-  if (bytes > workspace_.bytes()) workspace_ = DeviceBuffer(bytes);
+  if (bytes > workspace_.bytes()) {
+    workspace_ = DeviceBuffer();  // free first: the old and new buffers need not fit together
+    workspace_ = DeviceBuffer(bytes);
+    // Kernels take their scratch zeroed once and leave it zeroed (jagged_reduce::workspace_bytes).
+    AOTUNE_CUDA_CHECK(cudaMemset(workspace_.get(), 0, bytes));
+  }
   return workspace_.get();
 }
 

@@ -29,7 +29,8 @@ class WorkloadBase : public Workload {
   WorkloadBase(ProblemInfo info, DType out_dtype, std::size_t out_elems, std::vector<double> ref,
                std::vector<double> scale);
   void* out() const { return out_.get(); }
-  // Scratch memory sized for the largest need of any config (grown on demand).
+  // Scratch memory sized for the largest need of any config (grown on demand), zeroed when
+  // allocated: kernels leave their scratch zeroed, so it is never zeroed per launch.
   void* workspace(std::size_t bytes);
 
   ProblemInfo info_;

@@ -61,8 +61,20 @@ void validate(const Problem& p);
 void validate_device_data(const Problem& p, cudaStream_t stream);
 
 Legality supports(const Config& c, const Problem& p);
-// Scratch memory a config needs (16-byte aligned); pass at least this many bytes to launch().
+// Scratch memory a config needs (16-byte aligned); pass at least this many bytes to launch(). The
+// scratch must be all zero bytes when first passed: launch() leaves it all zero again, so a buffer
+// kept between calls is zeroed once (at allocation), never per call.
 std::size_t workspace_bytes(const Config& c, const Problem& p);
+
+// How nnz_split cuts a problem: blocks of rows_per_chunk values elements (chunks of them, at least
+// one) times col_tiles tiles of tx lanes along M. Shared by launch() and workspace_bytes().
+struct NnzSplitGrid {
+  int64_t rows_per_chunk = 1;
+  int64_t chunks = 1;
+  int tx = 1;
+  int64_t col_tiles = 1;
+};
+NnzSplitGrid nnz_split_grid(const Config& c, const Problem& p);
 // Enqueues the op on `stream`. Requires supports(c, p).ok and validate(p) to have passed.
 void launch(const Config& c, const Problem& p, void* workspace, cudaStream_t stream);
 

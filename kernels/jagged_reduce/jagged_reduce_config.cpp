@@ -1,4 +1,5 @@
 // Config space, ids, JSON, legality and host-side validation of jagged_sum / jagged_mean.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -113,9 +114,23 @@ Legality supports(const Config& c, const Problem& p) {
   return Legality::yes();
 }
 
+NnzSplitGrid nnz_split_grid(const Config& c, const Problem& p) {
+  NnzSplitGrid g;
+  const int64_t lanes = (p.M + c.vec - 1) / c.vec;
+  while (g.tx < c.threads && g.tx < lanes) g.tx *= 2;  // a power of two, as block_row's
+  g.col_tiles = (lanes + g.tx - 1) / g.tx;
+  g.rows_per_chunk = std::max<int64_t>(1, c.chunk / p.M);
+  g.chunks = std::max<int64_t>(1, (p.nnz + g.rows_per_chunk - 1) / g.rows_per_chunk);
+  return g;
+}
+
 std::size_t workspace_bytes(const Config& c, const Problem& p) {
-  if (c.strategy != Strategy::nnz_split) return 0;
-  return static_cast<std::size_t>(p.B * p.M) * sizeof(float);
+  if (c.strategy != Strategy::nnz_split || p.B == 0) return 0;
+  // fp32 accumulator [B, M], then one arrival counter per (row, column tile); rounded to 16 bytes.
+  const NnzSplitGrid g = nnz_split_grid(c, p);
+  const auto bytes = static_cast<std::size_t>(p.B * p.M) * sizeof(float) +
+                     static_cast<std::size_t>(p.B * g.col_tiles) * sizeof(unsigned);
+  return (bytes + 15) / 16 * 16;
 }
 
 }  // namespace aotune::jagged_reduce

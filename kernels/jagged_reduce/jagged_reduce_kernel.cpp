@@ -139,6 +139,8 @@ std::vector<nlohmann::json> reduce_test_shapes(Op op) {
       {{"B", 70}, {"M", 48}, {"len", 25}, {"misalign", 2}},
       {{"B", 16}, {"M", 1024}, {"len", 100}},
       {{"B", 3}, {"M", 2000}, {"len", 5000}, {"dist", "fixed"}},
+      // nnz_split ownership: rows over several chunks with empty rows between and at the end.
+      {{"B", 40}, {"M", 256}, {"len", 300}, {"dist", "many_empty"}},
   };
   std::vector<nlohmann::json> shapes;
   uint64_t seed = 11;

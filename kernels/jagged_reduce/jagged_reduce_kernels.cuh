@@ -126,49 +126,144 @@ __device__ __forceinline__ int64_t find_row(const IndexT* offsets, int64_t B, in
   return lo;
 }
 
-// nnz_split: block blockIdx.x takes elements [x*rows_per_chunk, ...) of the whole tensor, whatever
-// rows they belong to, so a huge row is spread over many blocks. Threads add into fp32 acc[B, M]
-// (zeroed before) with atomics, once per row segment they touch; finalize_kernel converts.
-template <typename T, typename IndexT, int VEC>
-__global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __restrict__ offsets,
-                                 const IndexT* __restrict__ fc, float* __restrict__ acc_out, int64_t B, int64_t M,
-                                 int64_t nnz, int64_t rows_per_chunk, int tx_lanes) {
-  const int tx = threadIdx.x % tx_lanes, ty = threadIdx.x / tx_lanes, ty_count = blockDim.x / tx_lanes;
-  const int64_t c0 = (int64_t(blockIdx.y) * tx_lanes + tx) * VEC;
-  if (c0 >= M) return;
-  const int64_t e_begin = int64_t(blockIdx.x) * rows_per_chunk;
-  const int64_t e_end = min(nnz, e_begin + rows_per_chunk);
-  int64_t e = e_begin + ty;
-  if (e >= e_end) return;
-  int64_t row = find_row(offsets, B, e);
-  int64_t row_end = offsets[row + 1];
-  int64_t cols = row_cols(fc, row, M);
-  float acc[VEC] = {};
-  for (; e < e_end; e += ty_count) {
-    if (e >= row_end) {  // crossed into a later row: flush, then advance past empty rows
-#pragma unroll
-      for (int i = 0; i < VEC; ++i)
-        if (c0 + i < cols) atomicAdd(acc_out + row * M + c0 + i, acc[i]);
-#pragma unroll
-      for (int i = 0; i < VEC; ++i) acc[i] = 0;
-      while (e >= row_end) row_end = offsets[++row + 1];
-      cols = row_cols(fc, row, M);
-    }
-    accumulate<T, VEC>(acc, values, e, M, c0, cols);
+// Smallest row r in [0, B) with offsets[r+1] >= e (offsets[B] = nnz >= e, so one exists).
+template <typename IndexT>
+__device__ __forceinline__ int64_t first_row_ending_at_or_after(const IndexT* offsets, int64_t B, int64_t e) {
+  int64_t lo = 0, hi = B - 1;  // answer in [lo, hi]
+  while (lo < hi) {
+    const int64_t mid = (lo + hi) / 2;
+    if (static_cast<int64_t>(offsets[mid + 1]) >= e) hi = mid; else lo = mid + 1;
   }
-#pragma unroll
-  for (int i = 0; i < VEC; ++i)
-    if (c0 + i < cols) atomicAdd(acc_out + row * M + c0 + i, acc[i]);
+  return lo;
 }
 
-template <typename T, typename IndexT>
-__global__ void finalize_kernel(const float* __restrict__ acc, const IndexT* __restrict__ offsets,
-                                const IndexT* __restrict__ fc, T* __restrict__ out, int64_t B, int64_t M, bool mean) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < B * M; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t b = i / M, c = i % M;
-    const int64_t cols = row_cols(fc, b, M);
-    const float scale = row_scale(mean, static_cast<int64_t>(offsets[b + 1]) - static_cast<int64_t>(offsets[b]));
-    out[i] = from_float<T>(c < cols ? acc[i] * scale : 0.0f);
+// Reads acc[b, c0 .. c0+VEC) and leaves zeros behind (one atomic exchange per element, at L2,
+// where the atomics that filled it were performed), then writes the row's outputs.
+template <typename T, int VEC>
+__device__ __forceinline__ void drain_row(float* __restrict__ acc_ws, T* __restrict__ out, int64_t b, int64_t M,
+                                          int64_t c0, int64_t cols, float scale) {
+  if (c0 >= M) return;
+  float v[VEC];
+#pragma unroll
+  for (int i = 0; i < VEC; ++i) v[i] = c0 + i < cols ? atomicExch(acc_ws + b * M + c0 + i, 0.0f) : 0.0f;
+  store<T, VEC>(out, b, M, c0, cols, scale, v);
+}
+
+// nnz_split, one launch. Block (x, y) takes elements [x*rows_per_chunk, ...) of the whole tensor,
+// whatever rows they belong to (so a huge row is spread over many blocks), for column tile y.
+//
+// Phase 1: each thread adds its row segments into the fp32 accumulator acc_ws[B, M] with atomics.
+// Phase 2: the rows the chunk touches are finished without a second kernel. A row that lies inside
+// this chunk is drained by this block right away. A row spread over several chunks is drained by
+// the last of its chunks to arrive: each bumps the row's arrival counter (per column tile) once,
+// after a fence that makes its atomics visible, and the one that sees all the others finishes it.
+// Empty rows get their zeros from the chunk holding their start position (the last chunk for rows
+// that start at nnz; with nnz = 0 the grid is one block for that).
+// The workspace (acc_ws, then arrivals[B * gridDim.y]) must be all zero before the first launch;
+// every launch leaves it all zero again (drain_row and the reset of each counter), so a buffer
+// kept between calls is zeroed once, and there is no separate zero-fill launch.
+template <typename T, typename IndexT, int VEC>
+__global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __restrict__ offsets,
+                                 const IndexT* __restrict__ fc, T* __restrict__ out, float* __restrict__ acc_ws,
+                                 unsigned* __restrict__ arrivals, int64_t B, int64_t M, int64_t nnz,
+                                 int64_t rows_per_chunk, int tx_lanes, bool mean) {
+  __shared__ int64_t s_row[2];  // rows this block finishes for other chunks too, or -1
+  __shared__ int64_t s_r_lo;
+  const int tx = threadIdx.x % tx_lanes, ty = threadIdx.x / tx_lanes, ty_count = blockDim.x / tx_lanes;
+  const int64_t c0 = (int64_t(blockIdx.y) * tx_lanes + tx) * VEC;
+  const int64_t chunk = blockIdx.x;
+  const bool last_chunk = chunk + 1 == gridDim.x;
+  const int64_t e_begin = chunk * rows_per_chunk;
+  const int64_t e_end = min(nnz, e_begin + rows_per_chunk);
+
+  // Phase 1. No early return: every thread reaches the barriers below.
+  int64_t e = e_begin + ty;
+  if (c0 < M && e < e_end) {
+    int64_t row = find_row(offsets, B, e);
+    int64_t row_end = offsets[row + 1];
+    int64_t stop = min(row_end, e_end);
+    int64_t cols = row_cols(fc, row, M);
+    float acc[VEC] = {};
+    while (e < e_end) {
+      if (e >= row_end) {  // crossed into a later row: flush, then advance past empty rows
+#pragma unroll
+        for (int i = 0; i < VEC; ++i)
+          if (c0 + i < cols) atomicAdd(acc_ws + row * M + c0 + i, acc[i]);
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) acc[i] = 0;
+        while (e >= row_end) row_end = offsets[++row + 1];
+        stop = min(row_end, e_end);
+        cols = row_cols(fc, row, M);
+      }
+      if (e + 3 * ty_count < stop) {  // four independent loads in flight before their adds
+        accumulate<T, VEC>(acc, values, e, M, c0, cols);
+        accumulate<T, VEC>(acc, values, e + ty_count, M, c0, cols);
+        accumulate<T, VEC>(acc, values, e + 2 * ty_count, M, c0, cols);
+        accumulate<T, VEC>(acc, values, e + 3 * ty_count, M, c0, cols);
+        e += 4 * ty_count;
+      } else {
+        accumulate<T, VEC>(acc, values, e, M, c0, cols);
+        e += ty_count;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < VEC; ++i)
+      if (c0 + i < cols) atomicAdd(acc_ws + row * M + c0 + i, acc[i]);
+  }
+  __threadfence();  // this thread's atomics are visible device-wide before the block reports
+  __syncthreads();
+
+  // Rows spread over several chunks: only the rows holding e_begin and e_end - 1 can be. One
+  // thread finds them and reports this chunk's arrival; the block learns whether it came last.
+  auto chunk_of = [&](int64_t pos) { return pos / rows_per_chunk; };
+  if (threadIdx.x == 0) {
+    s_row[0] = s_row[1] = -1;
+    if (e_begin < e_end) {
+      s_row[0] = find_row(offsets, B, e_begin);
+      s_row[1] = find_row(offsets, B, e_end - 1);
+      if (s_row[1] == s_row[0]) s_row[1] = -1;
+    }
+    for (int k = 0; k < 2; ++k) {
+      const int64_t r = s_row[k];
+      if (r < 0) continue;
+      const int64_t first = chunk_of(offsets[r]), last = chunk_of(static_cast<int64_t>(offsets[r + 1]) - 1);
+      if (first == last) {  // inside this chunk after all: drained below with the others
+        s_row[k] = -1;
+        continue;
+      }
+      unsigned* const counter = arrivals + r * int64_t(gridDim.y) + blockIdx.y;
+      if (atomicAdd(counter, 1u) == static_cast<unsigned>(last - first)) {
+        *counter = 0;  // every chunk of the row has arrived: reset for the next launch
+      } else {
+        s_row[k] = -1;  // a later chunk finishes it
+      }
+    }
+    __threadfence();  // the counter read is ordered before this block's reads of the other sums
+    s_r_lo = first_row_ending_at_or_after(offsets, B, e_begin);
+  }
+  __syncthreads();
+  if (ty == 0) {
+    for (int k = 0; k < 2; ++k) {
+      const int64_t r = s_row[k];
+      if (r < 0) continue;
+      const int64_t len = static_cast<int64_t>(offsets[r + 1]) - static_cast<int64_t>(offsets[r]);
+      drain_row<T, VEC>(acc_ws, out, r, M, c0, row_cols(fc, r, M), row_scale(mean, len));
+    }
+  }
+
+  // Rows inside this chunk, and the empty rows it owns.
+  for (int64_t r = s_r_lo + ty; r < B; r += ty_count) {
+    const int64_t s = offsets[r], t = offsets[r + 1];
+    if (s >= e_end && !(last_chunk && s == nnz)) break;  // rows start in order: nothing later is ours
+    if (s == t) {
+      const bool owned = s == nnz ? last_chunk : chunk_of(s) == chunk;
+      if (owned && c0 < M) {
+        const float zero[VEC] = {};
+        store<T, VEC>(out, r, M, c0, row_cols(fc, r, M), 1.0f, zero);
+      }
+    } else if (s >= e_begin && t <= e_end) {
+      drain_row<T, VEC>(acc_ws, out, r, M, c0, row_cols(fc, r, M), row_scale(mean, t - s));
+    }
   }
 }
 

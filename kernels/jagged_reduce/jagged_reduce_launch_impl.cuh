@@ -21,6 +21,7 @@ inline int pow2_ceil(int64_t v) {
   return p;
 }
 
+
 template <typename T, typename IndexT, int VEC>
 void launch_vec(const Config& c, const Problem& p, void* workspace, cudaStream_t stream) {
   const auto* values = static_cast<const T*>(p.values);
@@ -46,20 +47,13 @@ void launch_vec(const Config& c, const Problem& p, void* workspace, cudaStream_t
       break;
     }
     case Strategy::nnz_split: {
+      // One launch: the kernel drains its accumulator rows itself and leaves the workspace zero.
+      const NnzSplitGrid g = nnz_split_grid(c, p);
       auto* acc = static_cast<float*>(workspace);
-      AOTUNE_CUDA_CHECK(cudaMemsetAsync(acc, 0, static_cast<std::size_t>(p.B * p.M) * sizeof(float), stream));
-      if (p.nnz > 0) {
-        const int tx = std::min<int>(c.threads, pow2_ceil(lanes));
-        const int64_t rows_per_chunk = std::max<int64_t>(1, c.chunk / p.M);
-        const dim3 grid(static_cast<unsigned>((p.nnz + rows_per_chunk - 1) / rows_per_chunk),
-                        static_cast<unsigned>((lanes + tx - 1) / tx));
-        device::nnz_split_kernel<T, IndexT, VEC><<<grid, c.threads, 0, stream>>>(values, offsets, fc, acc, p.B, p.M,
-                                                                                 p.nnz, rows_per_chunk, tx);
-        AOTUNE_CUDA_CHECK_LAUNCH();
-      }
-      const int64_t n = p.B * p.M;
-      const auto blocks = static_cast<unsigned>(std::min<int64_t>((n + 255) / 256, 65536));
-      device::finalize_kernel<T, IndexT><<<blocks, 256, 0, stream>>>(acc, offsets, fc, out, p.B, p.M, mean);
+      auto* arrivals = reinterpret_cast<unsigned*>(acc + p.B * p.M);
+      device::nnz_split_kernel<T, IndexT, VEC><<<dim3(static_cast<unsigned>(g.chunks), static_cast<unsigned>(g.col_tiles)),
+                                                c.threads, 0, stream>>>(
+          values, offsets, fc, out, acc, arrivals, p.B, p.M, p.nnz, g.rows_per_chunk, g.tx, mean);
       break;
     }
   }
