@@ -101,6 +101,22 @@ TEST(CliRun, WithoutAGpuExitsWithTheNoGpuCodeAndPointsAtExplain) {
   EXPECT_TRUE(r.out.empty()) << "nothing on stdout when nothing ran: " << r.out;
 }
 
+TEST(CliRun, OnAGpuChecksTimesAndReportsThePerCallTimeBackToBack) {
+  if (!has_gpu()) GTEST_SKIP() << "no GPU";
+  TempDir tmp;
+  const CliResult r = run_cli({"run", "--kernel", "jagged_sum", "--shape", "B=32,M=64,len=16", "--calls", "20", "--json"},
+                              tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["check"]["ok"].get<bool>());
+  EXPECT_GT(j["timing"]["median_us"].get<double>(), 0.0);
+  const auto& b = j["back_to_back"];
+  EXPECT_EQ(b["calls"], 20);
+  EXPECT_EQ(b["batches"], 11);
+  EXPECT_GT(b["per_call_us"].get<double>(), 0.0);
+  EXPECT_LE(b["p10_us"].get<double>(), b["per_call_us"].get<double>());
+}
+
 // A small jagged_sum grid unlike the tuning grid.
 nlohmann::ordered_json small_bench_grid() {
   return {{"kernel", "jagged_sum"},

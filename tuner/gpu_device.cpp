@@ -61,6 +61,24 @@ class GpuShapeRunner final : public ShapeRunner {
     return out;
   }
 
+  Timing time_back_to_back(std::size_t config, int calls) override {
+    constexpr int kBatches = 11;
+    const cudaStream_t s = device_.stream();
+    for (int w = 0; w < std::max(1, device_.protocol().warmup); ++w) workload_->launch(config, s);
+    auto& ev = device_.events(2 * kBatches);
+    for (int b = 0; b < kBatches; ++b) {
+      ev[2 * b].record(s);
+      for (int i = 0; i < calls; ++i) workload_->launch(config, s);
+      ev[2 * b + 1].record(s);
+    }
+    AOTUNE_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::vector<double> samples;
+    for (int b = 0; b < kBatches; ++b) samples.push_back(1000.0 * ev[2 * b + 1].elapsed_ms_since(ev[2 * b]) / calls);
+    Timing t = summarize(std::move(samples));
+    t.reps = kBatches * calls;
+    return t;
+  }
+
  private:
   GpuDevice& device_;
   std::unique_ptr<Workload> workload_;

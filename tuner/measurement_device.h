@@ -24,6 +24,10 @@ class ShapeRunner {
   virtual Timing time(std::size_t config) = 0;
   // Round-robin repetitions (A/B/A/B) so drift affects every config alike.
   virtual std::vector<Timing> time_interleaved(const std::vector<std::size_t>& configs) = 0;
+  // Per-call time of `calls` launches issued back to back with no flush between them (inputs warm
+  // in L2, launch overheads overlapped, as when a model calls the op in its stream): events around
+  // each batch, divided by `calls`; statistics over the batches.
+  virtual Timing time_back_to_back(std::size_t config, int calls) = 0;
 };
 
 class MeasurementDevice {

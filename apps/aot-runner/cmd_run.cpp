@@ -3,7 +3,8 @@
 // library's choice (dispatch::explain: the same heuristic store, fallback chain and tree walk as
 // aotune::ops::<kernel>); the output is checked against the float64 reference; the time follows
 // the tuner's protocol (tuner/gpu_device.h: events, warm-up, median, L2 flushed between
-// repetitions), so `run` and `tune` numbers compare.
+// repetitions), so `run` and `tune` numbers compare. It also reports the per-call time of calls
+// issued back to back with no flush (warm inputs, overlapped launches).
 #include <fmt/core.h>
 
 #include <cmath>
@@ -34,6 +35,7 @@ struct RunArgs {
   int device = 0;
   bool measure_ceiling = false;
   bool json = false;
+  int calls = 100;  // back-to-back timing batch
   tuner::TimingProtocol protocol;
 };
 
@@ -68,6 +70,11 @@ void print_text(const nlohmann::ordered_json& r) {
              r["gbps"].get<double>(), r["bytes_moved"].get<double>(),
              r["fraction_of_ceiling"].get<double>(), ceiling["gbps"].get<double>(),
              ceiling["source"].get<std::string>());
+  const auto& b = r["back_to_back"];
+  fmt::print("per call   {:.3f} us back to back (median of {} batches of {} calls, p10 {:.3f}, p90 "
+             "{:.3f}; no flush: inputs warm in L2, launches overlapped)\n",
+             b["per_call_us"].get<double>(), b["batches"].get<int>(), b["calls"].get<int>(),
+             b["p10_us"].get<double>(), b["p90_us"].get<double>());
 }
 
 void run_shape(const RunArgs& a) {
@@ -129,6 +136,11 @@ void run_shape(const RunArgs& a) {
   r["timing"] = {{"median_us", t.median_us}, {"p10_us", t.p10_us}, {"p90_us", t.p90_us},
                  {"reps", t.reps}, {"warmup", gpu.protocol().warmup},
                  {"l2_flush_bytes", gpu.protocol().l2_flush_bytes}};
+  // A model calls the op in its stream right after the producer of its inputs: what one call costs
+  // there is the back-to-back time (the flushed time above is the cold, pessimistic bound).
+  const tuner::Timing b = runner->time_back_to_back(config, a.calls);
+  r["back_to_back"] = {{"per_call_us", b.median_us}, {"p10_us", b.p10_us}, {"p90_us", b.p90_us},
+                       {"calls", a.calls}, {"batches", b.reps / a.calls}};
   r["bytes_moved"] = info.bytes_moved;
   r["gbps"] = round3(gbps);
   r["copy_ceiling"] = {{"gbps", round3(ceiling.gbps)}, {"source", ceiling.source}};
@@ -167,6 +179,9 @@ void register_run(CLI::App& app) {
       ->capture_default_str()->check(CLI::Range(1, 100000));
   cmd->add_option("--target-ms", args->protocol.target_ms,
                   "Kernel time the repetitions add up to")->capture_default_str();
+  cmd->add_option("--calls", args->calls,
+                  "Calls per batch of the back-to-back timing (per-call cost with warm inputs)")
+      ->capture_default_str()->check(CLI::Range(1, 100000));
   cmd->add_flag("--json", args->json, "Print the result as JSON");
   cmd->callback([args] {
     if (args->protocol.max_reps < args->protocol.min_reps) {
