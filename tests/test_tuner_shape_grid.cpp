@@ -39,8 +39,10 @@ TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatency
     ASSERT_EQ(a.shapes.size(), b.shapes.size());
     EXPECT_EQ(a.digest, b.digest);
     EXPECT_GE(a.shapes.size(), 150u) << name;
-    EXPECT_LE(a.shapes.size(), 220u)
-        << name << ": keep the whole sweep within ~10 minutes on one H200";
+    // The sweep-time bound: jagged_sum / jagged_mean grew to ~290 shapes (38 of them >= 256 MB) for
+    // the held-out fit; an exhaustive sweep of all four grids then needs 2 GPUs (or
+    // --budget-seconds, which falls back to quick search) to stay near 10 minutes (docs/PERF.md).
+    EXPECT_LE(a.shapes.size(), 300u) << name << ": keep the whole sweep near 10 minutes on two H200s";
     std::set<std::string> keys;
     std::size_t large = 0, small = 0;
     double biggest = 0;
@@ -56,7 +58,7 @@ TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatency
       biggest = std::max(biggest, bytes);
     }
     EXPECT_GE(large, 10u) << name;
-    EXPECT_LE(large, 16u) << name;
+    EXPECT_LE(large, 40u) << name;
     EXPECT_GE(small, 30u) << name << ": latency-bound shapes";
     EXPECT_GE(biggest, 0.95e9) << name;
   }

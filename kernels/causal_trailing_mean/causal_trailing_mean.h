@@ -32,6 +32,10 @@ struct Config {
   int vecs = 2;        // 16-byte vectors per thread per tile (1, 2 or 4); a tile is unit-threads *
                        // vecs * (16 / element size) elements
   int seg_tiles = 4;   // tiles per independent segment, 1..16 (each starts with a halo sum)
+  // false: one work item (row segment) per scanning unit, the grid covers all of them. true: the
+  // grid is what the GPU holds at once and each unit walks many items, loading its next item's
+  // first tile while it scans the current one's last.
+  bool persistent = false;
   friend bool operator==(const Config&, const Config&) = default;
 };
 

@@ -31,12 +31,14 @@ std::string pointer_text(const void* p) {
 const std::vector<Config>& config_space() {
   // Block units for long rows, warp units (several rows per block) for short ones; one-tile
   // segments give the most parallelism (few rows, long T), 16-tile segments re-read the least halo.
+  // Persistent grids keep loads in flight across items (many short rows or segments).
   static const std::vector<Config> space = [] {
     std::vector<Config> s;
-    for (Unit unit : {Unit::block, Unit::warp})
-      for (int threads : {128, 256})
-        for (int vecs : {1, 2, 4})
-          for (int seg_tiles : {1, 4, 16}) s.push_back({unit, threads, vecs, seg_tiles});
+    for (bool persistent : {false, true})
+      for (Unit unit : {Unit::block, Unit::warp})
+        for (int threads : {128, 256})
+          for (int vecs : {1, 2, 4})
+            for (int seg_tiles : {1, 4, 16}) s.push_back({unit, threads, vecs, seg_tiles, persistent});
     return s;
   }();
   return space;
@@ -44,20 +46,21 @@ const std::vector<Config>& config_space() {
 
 std::string config_id(const Config& c) {
   return std::string(unit_name(c.unit)) + ".t" + std::to_string(c.threads) + ".v" +
-         std::to_string(c.vecs) + ".s" + std::to_string(c.seg_tiles);
+         std::to_string(c.vecs) + ".s" + std::to_string(c.seg_tiles) + (c.persistent ? ".p" : "");
 }
 
 nlohmann::json to_json(const Config& c) {
   return {{"unit", unit_name(c.unit)},
           {"threads", c.threads},
           {"vecs", c.vecs},
-          {"seg_tiles", c.seg_tiles}};
+          {"seg_tiles", c.seg_tiles},
+          {"persistent", c.persistent}};
 }
 
 Config config_from_json(const nlohmann::json& j) {
   try {
     return {parse_unit(j.at("unit").get<std::string>()), j.at("threads").get<int>(),
-            j.at("vecs").get<int>(), j.at("seg_tiles").get<int>()};
+            j.at("vecs").get<int>(), j.at("seg_tiles").get<int>(), j.value("persistent", false)};
   } catch (const nlohmann::json::exception& e) {
     throw InvalidArgument("causal_trailing_mean config " + j.dump() + " is malformed: " + e.what());
   }

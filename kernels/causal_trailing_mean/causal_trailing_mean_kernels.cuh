@@ -33,6 +33,7 @@
 #include "kernels/causal_trailing_mean/causal_trailing_mean.h"
 #include "kernels/causal_trailing_mean/causal_trailing_mean_launch.h"
 #include "kernels/common/cuda_check.h"
+#include "kernels/common/device_props.h"
 #include "kernels/common/device_types.cuh"
 #include "kernels/common/errors.h"
 
@@ -209,29 +210,45 @@ __global__ void __launch_bounds__(BLOCK)
   const bool lag_in_ring = cf <= kTile;
   const float inv_cf = 1.0f / static_cast<float>(cf);
 
-  for (int64_t w = int64_t(blockIdx.x) * kUnits + unit; w < cut.work;
-       w += int64_t(gridDim.x) * kUnits) {
+  // Work item w: segment w % nseg of row w / nseg.
+  struct Item {
+    const T* xr;
+    T* outr;
+    int64_t s0, s1;
+  };
+  auto item_at = [&](int64_t w) {
     const int64_t row = cut.nseg == 1 ? w : w / cut.nseg;  // whole rows skip the 64-bit division
     const int64_t s0 = (w - row * cut.nseg) * cut.seg_len;
-    const int64_t s1 = min64(cut.T, s0 + cut.seg_len);
-    const T* const xr = x + row * cut.T;
-    T* const outr = out + row * cut.T;
+    return Item{x + row * cut.T, out + row * cut.T, s0, min64(cut.T, s0 + cut.seg_len)};
+  };
 
-    // Whole, aligned tiles are loaded one tile ahead into `next`, so each thread has the next
-    // tile's 16-byte loads in flight while it scans the current one (the first tile's loads also
-    // overlap the halo). Partial or misaligned tiles take the scalar path when they are reached.
-    Raw<T> next[VECS];
-    bool next_vec = false;
-    auto prefetch = [&](int64_t t) {
-      next_vec = t < s1 && s1 - t >= kTile && aligned16(xr + t) && aligned16(outr + t);
-      if (!next_vec) return;
+  // Whole, aligned tiles are loaded one tile ahead into `next`, so each thread has the next tile's
+  // 16-byte loads in flight while it scans the current one: within an item, and from an item's
+  // last tile into the first tile of the unit's next item (so short rows keep loads in flight
+  // too; the first tile's loads also overlap the halo). Partial or misaligned tiles take the
+  // scalar path when they are reached.
+  Raw<T> next[VECS];
+  bool next_vec = false;
+  auto prefetch = [&](const Item& it, int64_t t) {
+    next_vec = t < it.s1 && it.s1 - t >= kTile && aligned16(it.xr + t) && aligned16(it.outr + t);
+    if (!next_vec) return;
 #pragma unroll
-      for (int k = 0; k < VECS; ++k) {
-        const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
-        *reinterpret_cast<uint4*>(&next[k]) = __ldg(reinterpret_cast<const uint4*>(xr + t + e0));
-      }
-    };
-    prefetch(s0);
+    for (int k = 0; k < VECS; ++k) {
+      const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
+      *reinterpret_cast<uint4*>(&next[k]) = __ldg(reinterpret_cast<const uint4*>(it.xr + t + e0));
+    }
+  };
+  const int64_t stride = int64_t(gridDim.x) * kUnits;
+  if (int64_t(blockIdx.x) * kUnits + unit < cut.work) {
+    const Item first = item_at(int64_t(blockIdx.x) * kUnits + unit);
+    prefetch(first, first.s0);
+  }
+
+  for (int64_t w = int64_t(blockIdx.x) * kUnits + unit; w < cut.work; w += stride) {
+    const Item item = item_at(w);
+    const int64_t s0 = item.s0, s1 = item.s1;
+    const T* const xr = item.xr;
+    T* const outr = item.outr;
 
     // S(s0 - 1): the halo, summed in fp64 and (when the lag is served from the ring) placed there.
     double carry = 0.0;
@@ -250,11 +267,18 @@ __global__ void __launch_bounds__(BLOCK)
 
     for (int64_t t0 = s0; t0 < s1; t0 += kTile) {
       const int n = static_cast<int>(min64(kTile, s1 - t0));
-      const bool vec = next_vec;  // prefetch(t0) ran one tile ago (or before the halo)
+      const bool vec = next_vec;  // this tile's prefetch ran one tile ago (or before the halo)
       Raw<T> cur[VECS];
 #pragma unroll
       for (int k = 0; k < VECS; ++k) cur[k] = next[k];
-      prefetch(t0 + kTile);
+      if (t0 + kTile < s1) {
+        prefetch(item, t0 + kTile);
+      } else if (w + stride < cut.work) {
+        const Item following = item_at(w + stride);
+        prefetch(following, following.s0);
+      } else {
+        next_vec = false;
+      }
       Ops::sync();  // the previous tile's readers of the ring slot and totals are done
 
       float a[VECS][V];
@@ -397,18 +421,38 @@ __global__ void __launch_bounds__(BLOCK)
   }
 }
 
-template <typename T, int BLOCK, int UNIT, int VECS>
-void run_kernel(const Problem& p, const RowCut& cut, cudaStream_t stream) {
+// Blocks of this instance resident on one SM (asked once per process and instance).
+template <typename T, int BLOCK, int UNIT, int VECS, bool DIRECT>
+int resident_blocks_per_sm() {
+  static const int n = [] {
+    int blocks = 0;
+    AOTUNE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks, trailing_mean_kernel<T, BLOCK, UNIT, VECS, DIRECT>, BLOCK, 0));
+    return std::max(blocks, 1);
+  }();
+  return n;
+}
+
+template <typename T, int BLOCK, int UNIT, int VECS, bool DIRECT>
+void run_instance(const Config& c, const Problem& p, const RowCut& cut, cudaStream_t stream) {
   constexpr int64_t kUnits = BLOCK / UNIT;
-  const int64_t blocks = std::min<int64_t>((cut.work + kUnits - 1) / kUnits, INT_MAX);
-  if (cut.cf <= kVec<T>) {
-    trailing_mean_kernel<T, BLOCK, UNIT, VECS, true><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
-        static_cast<const T*>(p.x), static_cast<T*>(p.out), cut);
-  } else {
-    trailing_mean_kernel<T, BLOCK, UNIT, VECS, false><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
-        static_cast<const T*>(p.x), static_cast<T*>(p.out), cut);
+  int64_t blocks = std::min<int64_t>((cut.work + kUnits - 1) / kUnits, INT_MAX);
+  if (c.persistent) {
+    blocks = std::min<int64_t>(
+        blocks, int64_t{resident_blocks_per_sm<T, BLOCK, UNIT, VECS, DIRECT>()} * current_device_sm_count());
   }
+  trailing_mean_kernel<T, BLOCK, UNIT, VECS, DIRECT><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
+      static_cast<const T*>(p.x), static_cast<T*>(p.out), cut);
   AOTUNE_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T, int BLOCK, int UNIT, int VECS>
+void run_kernel(const Config& c, const Problem& p, const RowCut& cut, cudaStream_t stream) {
+  if (cut.cf <= kVec<T>) {
+    run_instance<T, BLOCK, UNIT, VECS, true>(c, p, cut, stream);
+  } else {
+    run_instance<T, BLOCK, UNIT, VECS, false>(c, p, cut, stream);
+  }
 }
 
 [[noreturn]] inline void no_instance(const Config& c) {
@@ -418,9 +462,9 @@ void run_kernel(const Problem& p, const RowCut& cut, cudaStream_t stream) {
 template <typename T, int BLOCK, int UNIT>
 void dispatch_vecs(const Config& c, const Problem& p, const RowCut& cut, cudaStream_t stream) {
   switch (c.vecs) {
-    case 1: return run_kernel<T, BLOCK, UNIT, 1>(p, cut, stream);
-    case 2: return run_kernel<T, BLOCK, UNIT, 2>(p, cut, stream);
-    case 4: return run_kernel<T, BLOCK, UNIT, 4>(p, cut, stream);
+    case 1: return run_kernel<T, BLOCK, UNIT, 1>(c, p, cut, stream);
+    case 2: return run_kernel<T, BLOCK, UNIT, 2>(c, p, cut, stream);
+    case 4: return run_kernel<T, BLOCK, UNIT, 4>(c, p, cut, stream);
     default: break;
   }
   no_instance(c);
