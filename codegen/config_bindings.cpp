@@ -33,7 +33,8 @@ const std::vector<ConfigBinding>& config_bindings() {
        {{"unit", "aotune::causal_trailing_mean::Unit"},
         {"threads", {}},
         {"vecs", {}},
-        {"seg_tiles", {}}}},
+        {"seg_tiles", {}},
+        {"persistent", {}}}},
   };
   return bindings;
 }
@@ -49,6 +50,20 @@ const ConfigBinding& config_binding(std::string_view kernel) {
 }
 
 std::string config_aggregate(const ConfigBinding& binding, const nlohmann::json& config) {
+  // Every field of the config must be bound: one left out would silently take its default in the
+  // generated table, and the dispatch library's consistency check would then reject the header.
+  if (config.is_object()) {
+    for (const auto& [key, value] : config.items()) {
+      bool bound = false;
+      for (const AggregateField& f : binding.fields) bound = bound || f.name == key;
+      if (!bound) {
+        throw InvalidArgument(fmt::format(
+            "{} config {} has a field '{}' that codegen does not bind: add it to the kernel's entry "
+            "in codegen/config_bindings.cpp",
+            binding.kernel, config.dump(), key));
+      }
+    }
+  }
   std::string out = "{";
   for (std::size_t i = 0; i < binding.fields.size(); ++i) {
     const AggregateField& f = binding.fields[i];
@@ -63,10 +78,12 @@ std::string config_aggregate(const ConfigBinding& binding, const nlohmann::json&
       value = fmt::format("{}::{}", f.enum_type, v.get<std::string>());
     } else if (f.enum_type.empty() && v.is_number_integer()) {
       value = std::to_string(v.get<long long>());
+    } else if (f.enum_type.empty() && v.is_boolean()) {
+      value = v.get<bool>() ? "true" : "false";
     } else {
       throw InvalidArgument(fmt::format("{} config field '{}' = {} is not {}", binding.kernel, key,
                                         v.dump(),
-                                        f.enum_type.empty() ? "an integer" : "an enumerator name"));
+                                        f.enum_type.empty() ? "an integer or a boolean" : "an enumerator name"));
     }
     out += fmt::format("{}.{} = {}", i == 0 ? "" : ", ", key, value);
   }

@@ -315,14 +315,14 @@ struct causal_trailing_mean {
   };
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::causal_trailing_mean::Config, 8> configs = {{
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 1},  // 0: block.t128.v2.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 1},  // 1: warp.t128.v1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4},  // 2: warp.t128.v2.s4
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 1, .seg_tiles = 1},  // 3: block.t256.v1.s1.p
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 2, .seg_tiles = 4},  // 4: block.t256.v2.s4.p
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 4, .seg_tiles = 16},  // 5: block.t256.v4.s16.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 4, .seg_tiles = 1},  // 6: warp.t128.v4.s1.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1},  // 7: warp.t256.v1.s1.p
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = false},  // 0: block.t128.v2.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 1: warp.t128.v1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 2: warp.t128.v2.s4
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = true},  // 3: block.t256.v1.s1.p
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 2, .seg_tiles = 4, .persistent = true},  // 4: block.t256.v2.s4.p
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 4, .seg_tiles = 16, .persistent = true},  // 5: block.t256.v4.s16.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 4, .seg_tiles = 1, .persistent = true},  // 6: warp.t128.v4.s1.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = true},  // 7: warp.t256.v1.s1.p
   }};
   static constexpr std::array<std::string_view, 8> config_ids = {
       "block.t128.v2.s1",
