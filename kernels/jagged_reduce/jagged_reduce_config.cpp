@@ -106,6 +106,9 @@ Legality supports(const Config& c, const Problem& p) {
   const int64_t col_tiles = (lanes + tx - 1) / tx;
   if (col_tiles > 65535) return Legality::no("M=" + std::to_string(p.M) + " needs more than 65535 column tiles");
   if (c.strategy == Strategy::nnz_split) {
+    if (c.threads < 96) {  // its row bookkeeping uses lane 0 of three warps
+      return Legality::no("nnz_split needs at least 96 threads per block, got " + std::to_string(c.threads));
+    }
     const int64_t rows_per_chunk = std::max<int64_t>(1, c.chunk / p.M);
     if ((p.nnz + rows_per_chunk - 1) / rows_per_chunk > std::numeric_limits<int32_t>::max()) {
       return Legality::no("nnz=" + std::to_string(p.nnz) + " needs more than 2^31-1 chunks");
@@ -154,6 +157,11 @@ Features features(DType dtype, int64_t B, int64_t M, int64_t nnz, int64_t max_le
       {"max_row_elems", static_cast<double>(max_len) * static_cast<double>(M)},
       // Outputs written, and what nnz_split must zero and atomically accumulate into.
       {"outputs", static_cast<double>(B) * static_cast<double>(M)},
+      // The longest row's share of all elements (skew / B): above about 1 / (SMs x blocks per SM)
+      // one block per row leaves the GPU idle behind that row, and nnz_split wins. No existing
+      // feature is monotone in it, so it is a new axis for the tree (measured on a copy of the
+      // session-4 databases: it removes the 5-40x held-out picks of jagged_mean, docs/PERF.md).
+      {"row_share", nnz > 0 ? static_cast<double>(max_len) / static_cast<double>(nnz) : 0.0},
   };
 }
 

@@ -126,17 +126,6 @@ __device__ __forceinline__ int64_t find_row(const IndexT* offsets, int64_t B, in
   return lo;
 }
 
-// Smallest row r in [0, B) with offsets[r+1] >= e (offsets[B] = nnz >= e, so one exists).
-template <typename IndexT>
-__device__ __forceinline__ int64_t first_row_ending_at_or_after(const IndexT* offsets, int64_t B, int64_t e) {
-  int64_t lo = 0, hi = B - 1;  // answer in [lo, hi]
-  while (lo < hi) {
-    const int64_t mid = (lo + hi) / 2;
-    if (static_cast<int64_t>(offsets[mid + 1]) >= e) hi = mid; else lo = mid + 1;
-  }
-  return lo;
-}
-
 // Reads acc[b, c0 .. c0+VEC) and leaves zeros behind (one atomic exchange per element, at L2,
 // where the atomics that filled it were performed), then writes the row's outputs.
 template <typename T, int VEC>
@@ -167,7 +156,8 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
                                  const IndexT* __restrict__ fc, T* __restrict__ out, float* __restrict__ acc_ws,
                                  unsigned* __restrict__ arrivals, int64_t B, int64_t M, int64_t nnz,
                                  int64_t rows_per_chunk, int tx_lanes, bool mean) {
-  __shared__ int64_t s_row[2];  // rows this block finishes for other chunks too, or -1
+  __shared__ int64_t s_row[2];   // rows holding the chunk's first and last element
+  __shared__ bool s_finish[2];   // whether this block drains s_row[k] (it came last)
   __shared__ int64_t s_r_lo;
   const int tx = threadIdx.x % tx_lanes, ty = threadIdx.x / tx_lanes, ty_count = blockDim.x / tx_lanes;
   const int64_t c0 = (int64_t(blockIdx.y) * tx_lanes + tx) * VEC;
@@ -176,10 +166,14 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
   const int64_t e_begin = chunk * rows_per_chunk;
   const int64_t e_end = min(nnz, e_begin + rows_per_chunk);
 
-  // Phase 1. No early return: every thread reaches the barriers below.
+  // Phase 1. No early return: every thread reaches the barriers below. The threads that take the
+  // chunk's first and last elements (lane 0 of their row group) leave the rows holding them in
+  // shared memory, so phase 2 needs no search of its own.
+  const int64_t last_ty = e_end > e_begin ? (e_end - 1 - e_begin) % ty_count : -1;
   int64_t e = e_begin + ty;
   if (c0 < M && e < e_end) {
     int64_t row = find_row(offsets, B, e);
+    if (ty == 0 && tx == 0) s_row[0] = row;
     int64_t row_end = offsets[row + 1];
     int64_t stop = min(row_end, e_end);
     int64_t cols = row_cols(fc, row, M);
@@ -209,43 +203,48 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
 #pragma unroll
     for (int i = 0; i < VEC; ++i)
       if (c0 + i < cols) atomicAdd(acc_ws + row * M + c0 + i, acc[i]);
+    if (ty == last_ty && tx == 0) s_row[1] = row;  // it ended on element e_end - 1
   }
   __threadfence();  // this thread's atomics are visible device-wide before the block reports
   __syncthreads();
 
-  // Rows spread over several chunks: only the rows holding e_begin and e_end - 1 can be. One
-  // thread finds them and reports this chunk's arrival; the block learns whether it came last.
+  // Rows spread over several chunks: only the rows holding e_begin (s_row[0]) and e_end - 1
+  // (s_row[1]) can be. Lane 0 of warps 0 and 1 report this chunk's arrival for them at the same
+  // time; each learns whether its chunk came last. Lane 0 of warp 2 finds where the rows inside
+  // the chunk start. (Blocks have at least 96 threads: supports().)
   auto chunk_of = [&](int64_t pos) { return pos / rows_per_chunk; };
-  if (threadIdx.x == 0) {
-    s_row[0] = s_row[1] = -1;
-    if (e_begin < e_end) {
-      s_row[0] = find_row(offsets, B, e_begin);
-      s_row[1] = find_row(offsets, B, e_end - 1);
-      if (s_row[1] == s_row[0]) s_row[1] = -1;
-    }
-    for (int k = 0; k < 2; ++k) {
-      const int64_t r = s_row[k];
-      if (r < 0) continue;
+  if (e_begin < e_end && threadIdx.x < 64 && threadIdx.x % 32 == 0) {
+    const int k = threadIdx.x / 32;
+    const int64_t r = s_row[k];
+    bool finishes = r >= 0 && (k == 0 || r != s_row[0]);
+    if (finishes) {
       const int64_t first = chunk_of(offsets[r]), last = chunk_of(static_cast<int64_t>(offsets[r + 1]) - 1);
-      if (first == last) {  // inside this chunk after all: drained below with the others
-        s_row[k] = -1;
-        continue;
-      }
-      unsigned* const counter = arrivals + r * int64_t(gridDim.y) + blockIdx.y;
-      if (atomicAdd(counter, 1u) == static_cast<unsigned>(last - first)) {
-        *counter = 0;  // every chunk of the row has arrived: reset for the next launch
+      if (first == last) {
+        finishes = false;  // inside this chunk after all: drained below with the others
       } else {
-        s_row[k] = -1;  // a later chunk finishes it
+        unsigned* const counter = arrivals + r * int64_t(gridDim.y) + blockIdx.y;
+        finishes = atomicAdd(counter, 1u) == static_cast<unsigned>(last - first);
+        if (finishes) *counter = 0;  // every chunk of the row has arrived: reset for the next launch
+        __threadfence();  // the counter read is ordered before the reads of the other chunks' sums
       }
     }
-    __threadfence();  // the counter read is ordered before this block's reads of the other sums
-    s_r_lo = first_row_ending_at_or_after(offsets, B, e_begin);
+    s_finish[k] = finishes;
+  }
+  if (threadIdx.x == 64) {
+    // Smallest row ending at or after e_begin: back from the row holding e_begin over the rows
+    // that end exactly there (one non-empty row and any empty ones), or row 0 when nnz = 0.
+    int64_t r = 0;
+    if (e_begin < e_end) {
+      r = s_row[0];
+      while (r > 0 && static_cast<int64_t>(offsets[r]) >= e_begin) --r;
+    }
+    s_r_lo = r;
   }
   __syncthreads();
   if (ty == 0) {
     for (int k = 0; k < 2; ++k) {
       const int64_t r = s_row[k];
-      if (r < 0) continue;
+      if (e_begin >= e_end || !s_finish[k]) continue;
       const int64_t len = static_cast<int64_t>(offsets[r + 1]) - static_cast<int64_t>(offsets[r]);
       drain_row<T, VEC>(acc_ws, out, r, M, c0, row_cols(fc, r, M), row_scale(mean, len));
     }
