@@ -106,8 +106,9 @@ Legality supports(const Config& c, const Problem& p) {
   const int64_t col_tiles = (lanes + tx - 1) / tx;
   if (col_tiles > 65535) return Legality::no("M=" + std::to_string(p.M) + " needs more than 65535 column tiles");
   if (c.strategy == Strategy::nnz_split) {
-    if (c.threads < 96) {  // its row bookkeeping uses lane 0 of three warps
-      return Legality::no("nnz_split needs at least 96 threads per block, got " + std::to_string(c.threads));
+    // Its row bookkeeping uses lane 0 of three warps; its block sums halve the row groups.
+    if (c.threads < 96 || (c.threads & (c.threads - 1)) != 0) {
+      return Legality::no("nnz_split needs a power of two >= 128 threads per block, got " + std::to_string(c.threads));
     }
     const int64_t rows_per_chunk = std::max<int64_t>(1, c.chunk / p.M);
     if ((p.nnz + rows_per_chunk - 1) / rows_per_chunk > std::numeric_limits<int32_t>::max()) {

@@ -138,10 +138,37 @@ __device__ __forceinline__ void drain_row(float* __restrict__ acc_ws, T* __restr
   store<T, VEC>(out, b, M, c0, cols, scale, v);
 }
 
+// Block-wide sum over the ty row groups of pooled[VEC] (one partial per thread), through
+// part[blockDim.x * VEC] of shared memory; thread (ty = 0, tx) gets column tx's total in pooled.
+// ty_count must be a power of two (supports() keeps nnz_split's threads one). Every thread calls it.
+template <int VEC>
+__device__ __forceinline__ void block_sum_over_rows(float (&pooled)[VEC], float* part, int tx, int ty,
+                                                    int tx_lanes, int ty_count) {
+#pragma unroll
+  for (int i = 0; i < VEC; ++i) part[(ty * tx_lanes + tx) * VEC + i] = pooled[i];
+  __syncthreads();
+  for (int s = ty_count / 2; s > 0; s /= 2) {
+    if (ty < s) {
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) part[(ty * tx_lanes + tx) * VEC + i] += part[((ty + s) * tx_lanes + tx) * VEC + i];
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < VEC; ++i) pooled[i] = part[tx * VEC + i];
+  __syncthreads();  // part is reused by the next call
+}
+
 // nnz_split, one launch. Block (x, y) takes elements [x*rows_per_chunk, ...) of the whole tensor,
 // whatever rows they belong to (so a huge row is spread over many blocks), for column tile y.
 //
-// Phase 1: each thread adds its row segments into the fp32 accumulator acc_ws[B, M] with atomics.
+// Phase 1: each thread adds its row segments into the fp32 accumulator acc_ws[B, M] with atomics,
+// except for the two rows that can continue outside the chunk: the row holding the chunk's first
+// element (head) and the one holding its last (tail). Their partials are first summed over the
+// block in shared memory, so each adds one atomic per column per chunk. Without this, a huge row
+// took one atomic per thread per column from every chunk it covers, all on the same M addresses,
+// and that serialisation made small chunks up to 12x slower than the loads (session-4 sweep:
+// B=1024 M=64 powerlaw, 2.5 ms instead of 0.2 ms).
 // Phase 2: the rows the chunk touches are finished without a second kernel. A row that lies inside
 // this chunk is drained by this block right away. A row spread over several chunks is drained by
 // the last of its chunks to arrive: each bumps the row's arrival counter (per column tile) once,
@@ -151,11 +178,13 @@ __device__ __forceinline__ void drain_row(float* __restrict__ acc_ws, T* __restr
 // The workspace (acc_ws, then arrivals[B * gridDim.y]) must be all zero before the first launch;
 // every launch leaves it all zero again (drain_row and the reset of each counter), so a buffer
 // kept between calls is zeroed once, and there is no separate zero-fill launch.
+// Dynamic shared memory: blockDim.x * VEC floats.
 template <typename T, typename IndexT, int VEC>
 __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __restrict__ offsets,
                                  const IndexT* __restrict__ fc, T* __restrict__ out, float* __restrict__ acc_ws,
                                  unsigned* __restrict__ arrivals, int64_t B, int64_t M, int64_t nnz,
                                  int64_t rows_per_chunk, int tx_lanes, bool mean) {
+  extern __shared__ float part[];  // [ty_count][tx_lanes * VEC]
   __shared__ int64_t s_row[2];   // rows holding the chunk's first and last element
   __shared__ bool s_finish[2];   // whether this block drains s_row[k] (it came last)
   __shared__ int64_t s_r_lo;
@@ -170,19 +199,30 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
   // chunk's first and last elements (lane 0 of their row group) leave the rows holding them in
   // shared memory, so phase 2 needs no search of its own.
   const int64_t last_ty = e_end > e_begin ? (e_end - 1 - e_begin) % ty_count : -1;
+  float head[VEC] = {};  // this thread's part of the head row (row s_row[0]), if it left that row
+  float tail[VEC] = {};  // its partial of the row it ended in
+  int64_t tail_row = -1;
   int64_t e = e_begin + ty;
   if (c0 < M && e < e_end) {
     int64_t row = find_row(offsets, B, e);
     if (ty == 0 && tx == 0) s_row[0] = row;
+    // The first row this thread meets is the head row exactly when it starts at or before e_begin.
+    bool in_head = static_cast<int64_t>(offsets[row]) <= e_begin;
     int64_t row_end = offsets[row + 1];
     int64_t stop = min(row_end, e_end);
     int64_t cols = row_cols(fc, row, M);
     float acc[VEC] = {};
     while (e < e_end) {
       if (e >= row_end) {  // crossed into a later row: flush, then advance past empty rows
+        if (in_head) {
 #pragma unroll
-        for (int i = 0; i < VEC; ++i)
-          if (c0 + i < cols) atomicAdd(acc_ws + row * M + c0 + i, acc[i]);
+          for (int i = 0; i < VEC; ++i) head[i] = acc[i];
+          in_head = false;
+        } else {
+#pragma unroll
+          for (int i = 0; i < VEC; ++i)
+            if (c0 + i < cols) atomicAdd(acc_ws + row * M + c0 + i, acc[i]);
+        }
 #pragma unroll
         for (int i = 0; i < VEC; ++i) acc[i] = 0;
         while (e >= row_end) row_end = offsets[++row + 1];
@@ -201,9 +241,47 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
       }
     }
 #pragma unroll
-    for (int i = 0; i < VEC; ++i)
-      if (c0 + i < cols) atomicAdd(acc_ws + row * M + c0 + i, acc[i]);
+    for (int i = 0; i < VEC; ++i) tail[i] = acc[i];
+    tail_row = row;
     if (ty == last_ty && tx == 0) s_row[1] = row;  // it ended on element e_end - 1
+  }
+  __syncthreads();  // s_row[] are known
+
+  // The tail row (s_row[1]) and the head row (s_row[0]) are summed over the block; a thread that
+  // ended in an inner row adds that one itself. When head and tail are the same row, every
+  // thread's part of it is in tail (none left it), so head is all zeros and skipped.
+  const bool any = e_begin < e_end;
+  const int64_t head_row = any ? s_row[0] : -1, last_row = any ? s_row[1] : -1;
+  if (tail_row >= 0 && tail_row != last_row) {
+    if (tail_row == head_row) {  // never left the head row: its whole part joins the head sum
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) head[i] = tail[i];
+    } else {
+      const int64_t cols = row_cols(fc, tail_row, M);
+#pragma unroll
+      for (int i = 0; i < VEC; ++i)
+        if (c0 + i < cols) atomicAdd(acc_ws + tail_row * M + c0 + i, tail[i]);
+    }
+  }
+  if (tail_row != last_row) {
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) tail[i] = 0;
+  }
+  if (ty_count > 1) block_sum_over_rows<VEC>(tail, part, tx, ty, tx_lanes, ty_count);
+  if (any && ty == 0 && c0 < M) {
+    const int64_t cols = row_cols(fc, last_row, M);
+#pragma unroll
+    for (int i = 0; i < VEC; ++i)
+      if (c0 + i < cols) atomicAdd(acc_ws + last_row * M + c0 + i, tail[i]);
+  }
+  if (any && head_row != last_row) {  // uniform over the block
+    if (ty_count > 1) block_sum_over_rows<VEC>(head, part, tx, ty, tx_lanes, ty_count);
+    if (ty == 0 && c0 < M) {
+      const int64_t cols = row_cols(fc, head_row, M);
+#pragma unroll
+      for (int i = 0; i < VEC; ++i)
+        if (c0 + i < cols) atomicAdd(acc_ws + head_row * M + c0 + i, head[i]);
+    }
   }
   __threadfence();  // this thread's atomics are visible device-wide before the block reports
   __syncthreads();

@@ -52,7 +52,7 @@ void launch_vec(const Config& c, const Problem& p, void* workspace, cudaStream_t
       auto* acc = static_cast<float*>(workspace);
       auto* arrivals = reinterpret_cast<unsigned*>(acc + p.B * p.M);
       device::nnz_split_kernel<T, IndexT, VEC><<<dim3(static_cast<unsigned>(g.chunks), static_cast<unsigned>(g.col_tiles)),
-                                                c.threads, 0, stream>>>(
+                                                c.threads, std::size_t(c.threads) * VEC * sizeof(float), stream>>>(
           values, offsets, fc, out, acc, arrivals, p.B, p.M, p.nnz, g.rows_per_chunk, g.tx, mean);
       break;
     }
