@@ -28,12 +28,12 @@
 //   8 configs, tree depth 2 (max depth 2 and min leaf 16 from cross-validation)
 // causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 154 shapes
 //   database configs/sm90/causal_trailing_mean.json
-//   sha256 2b0e01c8cf601eb61609e7998b3efa9526d962f9d62739f6ecbdf78260cdfc67
-//   kernel source 99c7aef006b11b6996bda15f7ce0f712394a8a132969037d97b80614a972d6b2
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0618, p95 1.1841, max 1.9373
-//   best single config warp.t128.v2.s1: geomean 1.1542
-//   default config block.t256.v1.s16: geomean 1.4934
-//   8 configs, tree depth 4 (max depth 4 and min leaf 8 from cross-validation)
+//   sha256 d61525a3f8878e46325f9e1aa0528306bb4713d5552c6d61de8971c999ab2a0b
+//   kernel source 5b02011d74e49c295f9cf72f07625a7bd2380f4f19eff16ec7505fedc2cd7c26
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0580, p95 1.2720, max 2.1426
+//   best single config warp.t128.v2.s1: geomean 1.1446
+//   default config block.t256.v1.s16: geomean 1.5124
+//   8 configs, tree depth 3 (max depth 4 and min leaf 8 from cross-validation)
 // clang-format off
 #pragma once
 
@@ -323,45 +323,43 @@ struct causal_trailing_mean {
   };
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::causal_trailing_mean::Config, 8> configs = {{
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = false},  // 0: block.t128.v2.s1
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 0: block.t128.v2.s4
       {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 1: warp.t128.v1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 2: warp.t128.v2.s4
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = true},  // 3: block.t256.v1.s1.p
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 2, .seg_tiles = 4, .persistent = true},  // 4: block.t256.v2.s4.p
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 4, .seg_tiles = 16, .persistent = true},  // 5: block.t256.v4.s16.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 4, .seg_tiles = 1, .persistent = true},  // 6: warp.t128.v4.s1.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 4, .persistent = false},  // 2: warp.t128.v1.s4
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 3: warp.t128.v2.s4
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 2, .seg_tiles = 1, .persistent = false},  // 4: warp.t256.v2.s1
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = true},  // 5: block.t256.v1.s1.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 4, .seg_tiles = 4, .persistent = true},  // 6: warp.t128.v4.s4.p
       {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = true},  // 7: warp.t256.v1.s1.p
   }};
   static constexpr std::array<std::string_view, 8> config_ids = {
-      "block.t128.v2.s1",
+      "block.t128.v2.s4",
       "warp.t128.v1.s1",
+      "warp.t128.v1.s4",
       "warp.t128.v2.s4",
+      "warp.t256.v2.s1",
       "block.t256.v1.s1.p",
-      "block.t256.v2.s4.p",
-      "block.t256.v4.s16.p",
-      "warp.t128.v4.s1.p",
+      "warp.t128.v4.s4.p",
       "warp.t256.v1.s1.p",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 13> tree = {{
+  static constexpr std::array<aotune::heuristics::TreeNode, 11> tree = {{
       {5, 1, 6, 1853638.0004736632},  // 0: elems < 1.85364e+06 ? 1 : 6
-      {4, 2, 5, 160.0},  // 1: window < 160 ? 2 : 5
-      {2, 3, 4, 23170.47500592079},  // 2: T < 23170.5 ? 3 : 4
-      {-1, 0, 8, 0.0},  // 3: leaf: warp.t128.v1.s1, warp.t256.v1.s1.p, block.t256.v1.s1.p, block.t128.v2.s1, warp.t128.v2.s4, warp.t128.v4.s1.p, block.t256.v2.s4.p, block.t256.v4.s16.p
-      {-1, 8, 8, 0.0},  // 4: leaf: block.t128.v2.s1, block.t256.v1.s1.p, warp.t128.v1.s1, warp.t256.v1.s1.p, warp.t128.v4.s1.p, warp.t128.v2.s4, block.t256.v2.s4.p, block.t256.v4.s16.p
-      {-1, 16, 8, 0.0},  // 5: leaf: block.t256.v1.s1.p, warp.t128.v1.s1, warp.t256.v1.s1.p, block.t128.v2.s1, warp.t128.v4.s1.p, block.t256.v2.s4.p, warp.t128.v2.s4, block.t256.v4.s16.p
-      {1, 7, 12, 2048.0},  // 6: rows < 2048 ? 7 : 12
+      {2, 2, 3, 316.2277660168379},  // 1: T < 316.228 ? 2 : 3
+      {-1, 0, 8, 0.0},  // 2: leaf: warp.t128.v1.s4, warp.t128.v1.s1, warp.t256.v1.s1.p, warp.t128.v2.s4, warp.t256.v2.s1, warp.t128.v4.s4.p, block.t128.v2.s4, block.t256.v1.s1.p
+      {5, 4, 5, 370727.60009473265},  // 3: elems < 370728 ? 4 : 5
+      {-1, 8, 8, 0.0},  // 4: leaf: warp.t128.v1.s1, block.t256.v1.s1.p, warp.t256.v1.s1.p, warp.t256.v2.s1, warp.t128.v1.s4, block.t128.v2.s4, warp.t128.v2.s4, warp.t128.v4.s4.p
+      {-1, 16, 8, 0.0},  // 5: leaf: warp.t256.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1.p, block.t256.v1.s1.p, warp.t128.v1.s4, block.t128.v2.s4, warp.t128.v2.s4, warp.t128.v4.s4.p
+      {1, 7, 10, 2048.0},  // 6: rows < 2048 ? 7 : 10
       {0, 8, 9, 2.8284271247461903},  // 7: elem_bytes < 2.82843 ? 8 : 9
-      {-1, 24, 8, 0.0},  // 8: leaf: block.t256.v2.s4.p, block.t256.v4.s16.p, warp.t128.v4.s1.p, warp.t128.v2.s4, block.t128.v2.s1, block.t256.v1.s1.p, warp.t128.v1.s1, warp.t256.v1.s1.p
-      {5, 10, 11, 5242880.0},  // 9: elems < 5.24288e+06 ? 10 : 11
-      {-1, 32, 8, 0.0},  // 10: leaf: warp.t128.v4.s1.p, block.t256.v2.s4.p, block.t128.v2.s1, warp.t128.v2.s4, warp.t128.v1.s1, block.t256.v1.s1.p, warp.t256.v1.s1.p, block.t256.v4.s16.p
-      {-1, 40, 8, 0.0},  // 11: leaf: warp.t128.v2.s4, block.t256.v2.s4.p, warp.t128.v4.s1.p, block.t128.v2.s1, block.t256.v4.s16.p, warp.t128.v1.s1, block.t256.v1.s1.p, warp.t256.v1.s1.p
-      {-1, 48, 8, 0.0},  // 12: leaf: warp.t128.v2.s4, warp.t128.v4.s1.p, warp.t128.v1.s1, block.t128.v2.s1, warp.t256.v1.s1.p, block.t256.v1.s1.p, block.t256.v2.s4.p, block.t256.v4.s16.p
+      {-1, 24, 8, 0.0},  // 8: leaf: block.t128.v2.s4, warp.t128.v4.s4.p, warp.t128.v2.s4, warp.t256.v2.s1, warp.t128.v1.s1, block.t256.v1.s1.p, warp.t128.v1.s4, warp.t256.v1.s1.p
+      {-1, 32, 8, 0.0},  // 9: leaf: warp.t128.v2.s4, warp.t128.v1.s4, block.t128.v2.s4, warp.t256.v2.s1, warp.t128.v4.s4.p, warp.t128.v1.s1, block.t256.v1.s1.p, warp.t256.v1.s1.p
+      {-1, 40, 8, 0.0},  // 10: leaf: warp.t128.v2.s4, warp.t128.v4.s4.p, warp.t256.v2.s1, warp.t128.v1.s4, warp.t128.v1.s1, block.t128.v2.s4, warp.t256.v1.s1.p, block.t256.v1.s1.p
   }};
-  static constexpr std::array<std::uint16_t, 56> leaf_configs = {1, 7, 3, 0, 2, 6, 4, 5, 0, 3, 1, 7, 6, 2, 4, 5, 3, 1, 7, 0, 6, 4, 2, 5, 4, 5, 6, 2, 0, 3, 1, 7, 6, 4, 0, 2, 1, 3, 7, 5, 2, 4, 6, 0, 5, 1, 3, 7, 2, 6, 1, 0, 7, 3, 4, 5};
+  static constexpr std::array<std::uint16_t, 48> leaf_configs = {2, 1, 7, 3, 4, 6, 0, 5, 1, 5, 7, 4, 2, 0, 3, 6, 4, 1, 7, 5, 2, 0, 3, 6, 0, 6, 3, 4, 1, 5, 2, 7, 3, 2, 0, 4, 6, 1, 5, 7, 3, 6, 4, 2, 1, 0, 7, 5};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {1, 7, 0, 6, 2, 3, 4, 5};
+  static constexpr std::array<std::uint16_t, 8> fallback = {4, 1, 7, 2, 3, 5, 0, 6};
 };
 
 using kernels = aotune::heuristics::TableList<jagged_sum, jagged_mean, jagged_dense_add, causal_trailing_mean>;
