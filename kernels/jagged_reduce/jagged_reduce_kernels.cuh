@@ -115,12 +115,43 @@ __global__ void group_row_kernel(const T* __restrict__ values, const IndexT* __r
   store<T, VEC>(out, b, M, c0, cols, row_scale(mean, end - start), acc);
 }
 
-// Row holding element e: the last b with offsets[b] <= e (skips empty rows). offsets[0] = 0 <= e.
+// Row holding element e (the last b with offsets[b] <= e), searched by the whole block at once:
+// each round every thread probes one of blockDim.x evenly spaced rows and __syncthreads_count
+// tells how many lie at or before e, so the range shrinks by blockDim.x + 1 per round (B = 10^6:
+// 3 rounds of one load each, where a binary search is 20 dependent loads). Every thread of the
+// block calls it with the same e and gets the same row. Requires 0 <= e < offsets[B].
 template <typename IndexT>
-__device__ __forceinline__ int64_t find_row(const IndexT* offsets, int64_t B, int64_t e) {
+__device__ __forceinline__ int64_t block_find_row(const IndexT* offsets, int64_t B, int64_t e) {
   int64_t lo = 0, hi = B;  // invariant: offsets[lo] <= e < offsets[hi]
+  const int64_t n = blockDim.x;
   while (hi - lo > 1) {
-    const int64_t mid = (lo + hi) / 2;
+    const int64_t r = hi - lo;
+    const int64_t p = lo + (int64_t(threadIdx.x) + 1) * r / (n + 1);  // nondecreasing in threadIdx.x
+    const int count = __syncthreads_count(p < hi && static_cast<int64_t>(offsets[p]) <= e);
+    // The probes at or before e form a prefix (offsets ascend): the last of them is the new lo,
+    // the first after them the new hi. Probes equal to lo count as "at or before" and are
+    // harmless; when r <= n + 1 the probes cover every row in range, so the next range is 1 row.
+    const int64_t new_lo = count > 0 ? lo + int64_t(count) * r / (n + 1) : lo;
+    const int64_t new_hi = count < n ? lo + (int64_t(count) + 1) * r / (n + 1) : hi;
+    lo = new_lo;
+    hi = new_hi > new_lo ? new_hi : new_lo + 1;
+  }
+  return lo;
+}
+
+// Row holding element e, given a row lo with offsets[lo] <= e: a galloping search upward from lo,
+// so a thread whose element is near e's block start (the usual case) needs one or two loads, and
+// those hit the lines the block search just brought in. Requires e < offsets[B].
+template <typename IndexT>
+__device__ __forceinline__ int64_t find_row_from(const IndexT* offsets, int64_t B, int64_t e, int64_t lo) {
+  int64_t step = 1, hi = lo + 1;
+  while (hi < B && static_cast<int64_t>(offsets[hi]) <= e) {
+    lo = hi;
+    step *= 2;
+    hi = min(B, lo + step);
+  }
+  while (hi - lo > 1) {  // offsets[lo] <= e < offsets[hi]
+    const int64_t mid = lo + (hi - lo) / 2;
     if (static_cast<int64_t>(offsets[mid]) <= e) lo = mid; else hi = mid;
   }
   return lo;
@@ -203,8 +234,11 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
   float tail[VEC] = {};  // its partial of the row it ended in
   int64_t tail_row = -1;
   int64_t e = e_begin + ty;
+  // The head row by one block-wide search (uniform condition: every thread takes part), then each
+  // thread's first row by a short search up from it.
+  const int64_t first_row = e_begin < e_end ? block_find_row(offsets, B, e_begin) : 0;
   if (c0 < M && e < e_end) {
-    int64_t row = find_row(offsets, B, e);
+    int64_t row = find_row_from(offsets, B, e, first_row);
     if (ty == 0 && tx == 0) s_row[0] = row;
     // The first row this thread meets is the head row exactly when it starts at or before e_begin.
     bool in_head = static_cast<int64_t>(offsets[row]) <= e_begin;
