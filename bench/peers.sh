@@ -4,6 +4,7 @@
 #   bash bench/peers.sh                   # the full grid
 #   bash bench/peers.sh --quick           # only the issue's reference rows
 #   LIB=build/libaotune.so OUT=out bash bench/peers.sh
+#   COMMIT=370bab3 bash bench/peers.sh    # label the table with this commit
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LIB=${LIB:-${BUILD_DIR:-build-gpu}/libaotune.so}
@@ -15,6 +16,12 @@ fi
 mkdir -p "$OUT"
 cmd="python3 bench/peers.py --lib $LIB --out $OUT/peers.json $*"
 $cmd
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD -- kernels dispatch heuristics 2>/dev/null || commit="$commit+dirty"
+# COMMIT= names the code measured where this copy's git metadata does not (a remote runner that
+# receives the working tree without its history reports a stale HEAD).
+if [ -n "${COMMIT:-}" ]; then
+  commit=$COMMIT
+else
+  commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+  git diff --quiet HEAD -- kernels dispatch heuristics 2>/dev/null || commit="$commit+dirty"
+fi
 python3 bench/peers_report.py "$OUT/peers.json" --commit "$commit" --perf docs/PERF.md --plot docs/peers.svg --command "$cmd"

@@ -92,7 +92,10 @@ nlohmann::ordered_json worst_heldout(const FitResult& fit, const TrainingSet& ts
 FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options) {
   FitResult fit;
   const std::vector<std::size_t> rows = all_rows(ts);
-  fit.heldout_detail = heldout_choices(ts, options.cv);
+  CrossValidationOptions first = options.cv;
+  first.fold_salt = options.first_draw;
+  fit.draw = options.first_draw;
+  fit.heldout_detail = heldout_choices(ts, first);
   std::vector<std::optional<uint32_t>> heldout, training;
   for (const Choice& c : fit.heldout_detail.choices) heldout.push_back(picked(c));
   fit.heldout = summarize_picks(ts, heldout, &fit.heldout_slowdowns);
@@ -107,7 +110,7 @@ FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options) {
   fit.heldout_repeats.push_back(fit.heldout);
   for (std::size_t r = 1; r < options.repeats; ++r) {
     CrossValidationOptions cv = options.cv;
-    cv.fold_salt = r;
+    cv.fold_salt = options.first_draw + r;
     std::vector<std::optional<uint32_t>> picks;
     for (const Choice& c : heldout_choices(ts, cv).choices) picks.push_back(picked(c));
     fit.heldout_repeats.push_back(summarize_picks(ts, picks));
@@ -125,13 +128,14 @@ FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options) {
 }
 
 nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& ts,
-                                       const std::string& arch) {
+                                       const std::string& arch, std::size_t worst) {
   nlohmann::ordered_json j;
   j["kernel"] = ts.kernel;
   j["arch"] = arch;
   j["num_configs"] = fit.model.configs.size();
   j["tree_depth"] = std::max(fit.model.depth(), 0);
   j["heldout"] = to_json(fit.heldout);
+  j["heldout"]["draw"] = fit.draw;
   j["heldout_fully_measured"] = to_json(fit.heldout_fully_measured);
   j["heldout_fully_measured"]["shapes"] = fit.heldout_fully_measured.shapes;
   j["best_single_config"] = to_json(fit.best_single);
@@ -147,7 +151,7 @@ nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& 
   nlohmann::ordered_json configs = nlohmann::ordered_json::array();
   for (const uint32_t c : fit.model.configs) configs.push_back(ts.config_ids[c]);
   j["configs"] = configs;
-  j["heldout_worst"] = worst_heldout(fit, ts, 10);
+  j["heldout_worst"] = worst_heldout(fit, ts, worst);
   if (fit.heldout_repeats.size() > 1) {
     // Mean, min and max over the fold draws of each held-out statistic.
     nlohmann::ordered_json rep;

@@ -17,10 +17,12 @@ namespace aotune::heuristics {
 
 struct FitOptions {
   CrossValidationOptions cv;
-  // Held-out scoring repeated over this many fold draws (salts 0 .. repeats-1). One split's score
-  // swings by a few percent in geomean and by several x in max on a 200-shape grid, so compare
-  // fitter variants over repeats; the model and `heldout` always come from draw 0.
+  // Held-out scoring repeated over this many fold draws (salts first_draw .. first_draw+repeats-1).
+  // One split's score swings by a few percent in geomean and by several x in max on a 200-shape
+  // grid, so compare fitter variants over repeats. `heldout` (and its worst shapes) come from
+  // first_draw, so any draw's catastrophic picks can be looked at; the model never depends on it.
   std::size_t repeats = 1;
+  uint64_t first_draw = 0;
 };
 
 struct FitResult {
@@ -36,15 +38,16 @@ struct FitResult {
   SlowdownSummary best_single;            // one config for every shape
   SlowdownSummary default_config;         // the safe default for every shape
   uint32_t best_single_config = 0;
-  std::vector<SlowdownSummary> heldout_repeats;  // one per fold draw, draw 0 first (= heldout)
+  std::vector<SlowdownSummary> heldout_repeats;  // one per fold draw, first_draw first (= heldout)
+  uint64_t draw = 0;                              // the fold draw of heldout and heldout_detail
 };
 
 FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options);
 
 // The report `aot-runner fit --json` prints: kernel, arch, num_configs, tree_depth, heldout,
 // heldout_fully_measured (with its "shapes" count), best_single_config, default_config, plus
-// training scores and the fit's details.
+// training scores and the fit's details, among them the `worst` slowest held-out shapes.
 nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& ts,
-                                       const std::string& arch);
+                                       const std::string& arch, std::size_t worst = 10);
 
 }  // namespace aotune::heuristics

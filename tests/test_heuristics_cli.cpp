@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -78,6 +79,48 @@ TEST(CliFit, RepeatsAddTheSpreadOverFoldDrawsAndZeroRepeatsIsAUsageError) {
       fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --repeats 0 2>&1", db), &code);
   EXPECT_EQ(code, 2);
   EXPECT_NE(bad.find("--repeats must be in [1, 1000], got 0"), std::string::npos) << bad;
+}
+
+// --draw picks the fold draw that heldout describes: the mean over --repeats 3 from draw 0 is the
+// mean of draws 0, 1 and 2 taken one at a time, and --draw 1 --repeats 2 covers draws 1 and 2.
+TEST(CliFit, DrawSelectsTheFoldDrawOfTheHeldOutReport) {
+  test::TempDir dir;
+  const std::string db = cost_model_jagged_sum_db(dir);
+  auto fit_json = [&](const std::string& extra) {
+    int code = -1;
+    const std::string out =
+        aot_runner(fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --json {}", db, extra), &code);
+    EXPECT_EQ(code, 0) << out;
+    return nlohmann::json::parse(out);
+  };
+  double sum = 0, lo = 1e300, hi = 0;
+  for (int d = 0; d < 3; ++d) {
+    const auto j = fit_json(fmt::format("--draw {} --worst 3", d));
+    EXPECT_EQ(j["heldout"]["draw"].get<int>(), d);
+    EXPECT_EQ(j["heldout_worst"].size(), 3u);
+    const double g = j["heldout"]["geomean_slowdown"].get<double>();
+    sum += g;
+    lo = std::min(lo, g);
+    hi = std::max(hi, g);
+  }
+  EXPECT_LT(lo, hi) << "the draws should split this grid differently; otherwise --draw is untested";
+  const auto rep = fit_json("--repeats 3")["heldout_repeated"]["geomean_slowdown"];
+  EXPECT_NEAR(rep["mean"].get<double>(), sum / 3, 1e-9);
+  EXPECT_DOUBLE_EQ(rep["min"].get<double>(), lo);
+  EXPECT_DOUBLE_EQ(rep["max"].get<double>(), hi);
+  const auto from1 = fit_json("--draw 1 --repeats 2");
+  const auto d1 = fit_json("--draw 1"), d2 = fit_json("--draw 2");
+  EXPECT_NEAR(from1["heldout_repeated"]["geomean_slowdown"]["mean"].get<double>(),
+              (d1["heldout"]["geomean_slowdown"].get<double>() + d2["heldout"]["geomean_slowdown"].get<double>()) / 2,
+              1e-9);
+  // The fitted model does not depend on the draw.
+  EXPECT_EQ(d1["configs"], d2["configs"]);
+  EXPECT_EQ(d1["training"], d2["training"]);
+  int code = -1;
+  const std::string bad =
+      aot_runner(fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --worst 0 2>&1", db), &code);
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(bad.find("--worst must be >= 1, got 0"), std::string::npos) << bad;
 }
 
 TEST(CliEmit, WritesHeadersAndJsonThenLeavesThemAlone) {

@@ -136,5 +136,23 @@ TEST(ResultsDatabase, TuneRefusesAForeignDatabaseAndLeavesItUntouched) {
   }
 }
 
+// A database tuned on another kernel source (e.g. left by a killed `tune -k a,b --force` that never
+// reached b) is refused by --resume, untouched, with a hint that restarts only that kernel.
+TEST(ResultsDatabase, ResumeRefusesAnOlderKernelSourceAndNamesTheKernelToForce) {
+  TempDir dir;
+  write_grid(dir / "grids", small_jagged_sum_grid(2));
+  ASSERT_EQ(run_cli(sim_tune_args(dir.path(), "out"), dir.path()).exit_code, 0);
+  const fs::path db = dir / "out/sm90/jagged_sum.json";
+  auto j = nlohmann::ordered_json::parse(read_text(db));
+  j["source_hash"] = std::string(64, '0');
+  const std::string old = j.dump(2);
+  write_text(db, old);
+  const CliResult r = run_cli(sim_tune_args(dir.path(), "out", {"--resume"}), dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("older kernel source"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("`--kernel jagged_sum --force`"), std::string::npos) << r.err;
+  EXPECT_EQ(read_text(db), old);
+}
+
 }  // namespace
 }  // namespace aotune::tuner_test

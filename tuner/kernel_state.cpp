@@ -99,10 +99,14 @@ KernelState prepare_kernel(const TuneOptions& o, const DeviceSetup& setup, const
   const std::set<std::size_t> mine(st.mine.begin(), st.mine.end());
   auto fold = [&](const std::string& origin, const ResultsDatabase& db) {
     if (const std::string why = why_not_current(db, st.base); !why.empty()) {
+      // A killed `tune -k a,b --force` leaves b on its old database; --force on the whole list
+      // would throw away a's finished shapes too, hence the per-kernel hint.
       throw InvalidArgument(
           fmt::format("{} cannot be continued: {}. Pass --force to re-tune from scratch (the file "
-                      "is replaced), or restore the setup it was made with",
-                      origin, why));
+                      "is replaced; in a sweep of several kernels, `--kernel {} --force` restarts "
+                      "only this one and the others can still --resume), or restore the setup it "
+                      "was made with",
+                      origin, why, kernel.name()));
     }
     for (const ShapeResult& s : db.shapes) {
       if (mine.count(static_cast<std::size_t>(s.index))) st.base.put(s);

@@ -24,6 +24,8 @@ struct FitArgs {
   std::size_t max_configs = 8;
   std::size_t folds = 5;
   std::size_t repeats = 1;
+  uint64_t draw = 0;
+  std::size_t worst = 10;
   double cap = 1.25;
   bool json = false;
 };
@@ -36,6 +38,8 @@ void print_table(const nlohmann::ordered_json& r) {
              r["kernel"].get<std::string>(), r["arch"].get<std::string>(),
              r["shapes"].get<std::size_t>(), r["num_configs"].get<std::size_t>(),
              r["tree_depth"].get<int>());
+  if (const auto draw = r["heldout"]["draw"].get<uint64_t>(); draw != 0)
+    fmt::print("held-out rows: fold draw {}\n", draw);
   fmt::print("{:<34} {:>9} {:>9} {:>9}\n", "slowdown vs per-shape best", "geomean", "p95", "max");
   const std::pair<const char*, const char*> rows[] = {{"heldout", "held-out (cross-validated)"},
                                                       {"training", "training shapes (optimistic)"},
@@ -65,7 +69,8 @@ void register_fit(CLI::App& app) {
       "fit", "Fit a kernel's heuristic from its results database and score it on held-out shapes");
   cmd->footer(
       "Examples: aot-runner fit --kernel jagged_sum --arch sm90 --json\n"
-      "          aot-runner fit --kernel jagged_sum --repeats 10   # held-out over 10 fold draws");
+      "          aot-runner fit --kernel jagged_sum --repeats 10   # held-out over 10 fold draws\n"
+      "          aot-runner fit --kernel jagged_mean --draw 1 --worst 20 --json   # draw 1's worst picks");
   cmd->add_option("--kernel", args->kernel, "Kernel name (see `aot-runner list`)")->required();
   auto* arch = cmd->add_option("--arch", args->arch, "Architecture of the database, e.g. sm90")
                    ->capture_default_str();
@@ -79,6 +84,13 @@ void register_fit(CLI::App& app) {
                   "Score held-out over this many fold draws (mean/min/max in heldout_repeated); "
                   "compare fitter variants this way, one split is noisy")
       ->capture_default_str();
+  cmd->add_option("--draw", args->draw,
+                  "Fold draw (the shapes' assignment to folds) that heldout and heldout_worst "
+                  "describe; with --repeats, draws N .. N+repeats-1. The fitted model does not "
+                  "depend on it")
+      ->capture_default_str();
+  cmd->add_option("--worst", args->worst, "Slowest held-out shapes listed in heldout_worst")
+      ->capture_default_str();
   cmd->add_option("--cap", args->cap, "Worst-case slowdown the config subset tries to stay under")
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print the report as JSON");
@@ -89,6 +101,10 @@ void register_fit(CLI::App& app) {
       throw InvalidArgument("--folds must be >= 2, got " + std::to_string(args->folds));
     if (args->repeats < 1 || args->repeats > 1000)
       throw InvalidArgument("--repeats must be in [1, 1000], got " + std::to_string(args->repeats));
+    if (args->draw > 1000000)
+      throw InvalidArgument("--draw must be in [0, 1000000], got " + std::to_string(args->draw));
+    if (args->worst < 1)
+      throw InvalidArgument("--worst must be >= 1, got " + std::to_string(args->worst));
     const std::string path =
         args->db.empty() ? fmt::format("{}/{}/{}.json", args->configs_dir, args->arch, args->kernel)
                          : args->db;
@@ -110,13 +126,14 @@ void register_fit(CLI::App& app) {
     heuristics::FitOptions options;
     options.cv.folds = args->folds;
     options.repeats = args->repeats;
+    options.first_draw = args->draw;
     options.cv.subset.max_configs = args->max_configs;
     options.cv.subset.worst_case_cap = args->cap;
     const heuristics::TrainingSet ts = heuristics::training_set_from_database(*db);
     if (ts.num_shapes() == 0)
       throw Error(fmt::format("{} has no shape with a passing config: nothing to fit", path));
     const heuristics::FitResult fit = heuristics::fit_heuristic(ts, options);
-    nlohmann::ordered_json report = heuristics::fit_report_json(fit, ts, db->arch);
+    nlohmann::ordered_json report = heuristics::fit_report_json(fit, ts, db->arch, args->worst);
     report["database"] = path;
     report["simulated"] = db->device.simulated;
     if (args->json) {
