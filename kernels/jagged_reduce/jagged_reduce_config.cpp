@@ -1,10 +1,13 @@
 // Config space, ids, JSON, legality and host-side validation of jagged_sum / jagged_mean.
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 
+#include "kernels/common/device_props.h"
 #include "kernels/common/errors.h"
 #include "kernels/common/offsets_check.h"
 #include "kernels/jagged_reduce/jagged_reduce.h"
@@ -33,17 +36,32 @@ bool aligned(const void* p, std::size_t bytes) {
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
 }
 
+// SMs the auto chunk divides the work over: the current device's, or an H200's where there is no
+// usable device (host-side legality checks and tests; the chunk only changes speed, never results).
+int sm_count_for_chunks() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    (void)cudaGetLastError();  // clear the sticky "no device" error for later calls
+    return 132;
+  }
+  return current_device_sm_count();
+}
+
 }  // namespace
 
 const std::vector<Config>& config_space() {
   static const std::vector<Config> space = [] {
     std::vector<Config> s;
+    // Auto vec (0) for block_row: its best vector is nearly always the widest legal one (session-5
+    // databases), and a fixed width forces the heuristic to split on M's divisibility. nnz_split
+    // keeps fixed widths (v2/v4 win there; v8 was best on 2 of 282 shapes, so it is gone) and gets
+    // an auto chunk (0), whose fixed sizes decided a quarter of jagged_sum's held-out loss.
     for (int threads : {128, 256, 512})
-      for (int vec : {1, 2, 4, 8}) s.push_back({Strategy::block_row, threads, vec, 0});
+      for (int vec : {0, 1, 2, 4, 8}) s.push_back({Strategy::block_row, threads, vec, 0});
     for (int threads : {64, 128, 256})
       for (int vec : {1, 2, 4, 8}) s.push_back({Strategy::group_row, threads, vec, 0});
-    for (int chunk : {16384, 65536, 262144})
-      for (int vec : {1, 2, 4, 8}) s.push_back({Strategy::nnz_split, 256, vec, chunk});
+    for (int chunk : {16384, 65536, 262144, 0})
+      for (int vec : {1, 2, 4}) s.push_back({Strategy::nnz_split, 256, vec, chunk});
     return s;
   }();
   return space;
@@ -51,9 +69,29 @@ const std::vector<Config>& config_space() {
 
 std::string config_id(const Config& c) {
   std::string id = std::string(strategy_name(c.strategy)) + ".t" + std::to_string(c.threads) + ".v" +
-                   std::to_string(c.vec);
-  if (c.strategy == Strategy::nnz_split) id += ".c" + std::to_string(c.chunk);
+                   (c.vec == 0 ? std::string("a") : std::to_string(c.vec));
+  if (c.strategy == Strategy::nnz_split) id += ".c" + (c.chunk == 0 ? std::string("a") : std::to_string(c.chunk));
   return id;
+}
+
+Config resolved(const Config& c, const Problem& p) {
+  Config r = c;
+  const std::size_t s = dtype_size(p.dtype);
+  if (r.vec == 0) {
+    r.vec = 1;
+    for (int v : {8, 4, 2}) {
+      if (v * s <= 16 && p.M % v == 0 && aligned(p.values, v * s) && aligned(p.out, v * s)) {
+        r.vec = v;
+        break;
+      }
+    }
+  }
+  if (r.strategy == Strategy::nnz_split && r.chunk == 0) {
+    const int64_t blocks = int64_t{kAutoChunksPerSm} * sm_count_for_chunks();
+    const int64_t elems = p.nnz > 0 ? p.nnz * p.M : 0;  // validate() bounded nnz*M
+    r.chunk = static_cast<int>(std::clamp<int64_t>((elems + blocks - 1) / blocks, kAutoChunkMin, kAutoChunkMax));
+  }
+  return r;
 }
 
 nlohmann::json to_json(const Config& c) {
@@ -88,7 +126,8 @@ void validate(const Problem& p) {
   }
 }
 
-Legality supports(const Config& c, const Problem& p) {
+Legality supports(const Config& auto_config, const Problem& p) {
+  const Config c = resolved(auto_config, p);
   const std::size_t s = dtype_size(p.dtype);
   if (c.vec * s > 16) {
     return Legality::no("vec=" + std::to_string(c.vec) + " x " + std::to_string(s) + " bytes exceeds 16-byte loads");
@@ -118,7 +157,8 @@ Legality supports(const Config& c, const Problem& p) {
   return Legality::yes();
 }
 
-NnzSplitGrid nnz_split_grid(const Config& c, const Problem& p) {
+NnzSplitGrid nnz_split_grid(const Config& auto_config, const Problem& p) {
+  const Config c = resolved(auto_config, p);
   NnzSplitGrid g;
   const int64_t lanes = (p.M + c.vec - 1) / c.vec;
   while (g.tx < c.threads && g.tx < lanes) g.tx *= 2;  // a power of two, as block_row's
