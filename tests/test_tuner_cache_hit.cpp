@@ -64,13 +64,13 @@ TEST(TunerCacheHit, PassesOnACompleteDatabaseAndNamesEveryMissingShapeOtherwise)
 
 TEST(TunerCacheHit, FailsForEveryShapeAfterAKernelSourceChange) {
   TempDir dir;
-  write_grid(dir / "grids", small_jagged_sum_grid(3));
-  ASSERT_EQ(run_cli(sim_tune_args(dir.path(), "out"), dir.path()).exit_code, 0);
-  const fs::path db = dir / "out/sm90/jagged_sum.json";
-  auto j = nlohmann::ordered_json::parse(read_text(db));
-  j["source_hash"] =
-      "00000000000000000000000000000000000000000000000000000000deadbeef";  // tuned on other code
-  write_text(db, j.dump(2));
+  std::string edited;
+  tuned_then_edited_database(
+      dir.path(), 3,
+      [](auto& j) {
+        j["source_hash"] = "00000000000000000000000000000000000000000000000000000000deadbeef";  // other code
+      },
+      &edited);
   const CliResult r =
       run_cli(sim_tune_args(dir.path(), "out", {"--assert-cache-hit", "--json"}), dir.path());
   EXPECT_EQ(r.exit_code, 1);

@@ -120,13 +120,10 @@ TEST(ResultsDatabase, TuneRefusesATruncatedDatabaseAndLeavesItUntouched) {
 
 TEST(ResultsDatabase, TuneRefusesAForeignDatabaseAndLeavesItUntouched) {
   TempDir dir;
-  write_grid(dir / "grids", small_jagged_sum_grid(2));
-  ASSERT_EQ(run_cli(sim_tune_args(dir.path(), "out"), dir.path()).exit_code, 0);
-  const fs::path db = dir / "out/sm90/jagged_sum.json";
-  auto j = nlohmann::ordered_json::parse(read_text(db));
-  j["kernel"] = "jagged_mean";  // someone copied another kernel's results here
-  const std::string foreign = j.dump(2);
-  write_text(db, foreign);
+  std::string foreign;
+  const fs::path db = tuned_then_edited_database(
+      dir.path(), 2, [](auto& j) { j["kernel"] = "jagged_mean"; },  // someone copied another kernel's results here
+      &foreign);
   for (const char* flag : {"--resume", "--json"}) {
     const CliResult r = run_cli(sim_tune_args(dir.path(), "out", {flag}), dir.path());
     EXPECT_EQ(r.exit_code, 2) << flag;
@@ -140,13 +137,9 @@ TEST(ResultsDatabase, TuneRefusesAForeignDatabaseAndLeavesItUntouched) {
 // reached b) is refused by --resume, untouched, with a hint that restarts only that kernel.
 TEST(ResultsDatabase, ResumeRefusesAnOlderKernelSourceAndNamesTheKernelToForce) {
   TempDir dir;
-  write_grid(dir / "grids", small_jagged_sum_grid(2));
-  ASSERT_EQ(run_cli(sim_tune_args(dir.path(), "out"), dir.path()).exit_code, 0);
-  const fs::path db = dir / "out/sm90/jagged_sum.json";
-  auto j = nlohmann::ordered_json::parse(read_text(db));
-  j["source_hash"] = std::string(64, '0');
-  const std::string old = j.dump(2);
-  write_text(db, old);
+  std::string old;
+  const fs::path db = tuned_then_edited_database(
+      dir.path(), 2, [](auto& j) { j["source_hash"] = std::string(64, '0'); }, &old);
   const CliResult r = run_cli(sim_tune_args(dir.path(), "out", {"--resume"}), dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("older kernel source"), std::string::npos) << r.err;

@@ -173,4 +173,20 @@ inline std::vector<std::string> sim_tune_args(const fs::path& dir, const std::st
   return args;
 }
 
+// Tunes a `shapes`-shape jagged_sum grid on the simulated device into <dir>/out, then rewrites the
+// database after `edit` (a foreign kernel, another source hash, ...). Returns its path; the
+// rewritten text is in *text.
+template <typename Edit>
+fs::path tuned_then_edited_database(const fs::path& dir, int shapes, Edit edit, std::string* text) {
+  write_grid(dir / "grids", small_jagged_sum_grid(shapes));
+  const CliResult tuned = run_cli(sim_tune_args(dir, "out"), dir);
+  EXPECT_EQ(tuned.exit_code, 0) << tuned.err;
+  const fs::path db = dir / "out/sm90/jagged_sum.json";
+  auto j = nlohmann::ordered_json::parse(read_text(db));
+  edit(j);
+  *text = j.dump(2);
+  write_text(db, *text);
+  return db;
+}
+
 }  // namespace aotune::tuner_test
