@@ -106,6 +106,17 @@ TEST(JaggedReduceResolved, AutoChunkSpreadsNnzOverTheSmsWithinItsClamp) {
   EXPECT_EQ(nnz_split_grid(a, p).rows_per_chunk, chunk / p.M);
 }
 
+TEST(JaggedReduceSupports, GroupRowSlotsMustFitOneWarpWithTheLanes) {
+  Problem p = valid_problem();
+  p.M = 32;  // f32: 32 lanes at vec 1, 8 at vec 4
+  EXPECT_FALSE(supports({Strategy::group_row, 128, 1, 0, 2}, p).ok);
+  const Legality l = supports({Strategy::group_row, 128, 1, 0, 2}, p);
+  EXPECT_THAT(l.reason, HasSubstr("slots=2"));
+  EXPECT_TRUE(supports({Strategy::group_row, 128, 4, 0, 4}, p).ok);   // 8 lanes x 4 slots
+  EXPECT_FALSE(supports({Strategy::block_row, 128, 4, 0, 2}, p).ok);  // not a block_row knob
+  EXPECT_EQ(config_id({Strategy::group_row, 128, 4, 0, 4}), "group_row.t128.v4.s4");
+}
+
 TEST(JaggedReduceValidate, NamesEachBadInputAndItsValue) {
   Problem p = valid_problem();
   p.M = 0;

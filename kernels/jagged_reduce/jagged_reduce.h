@@ -24,7 +24,8 @@ enum class Op { sum, mean };
 
 enum class Strategy {
   block_row,  // one block per (row, column tile); threads split the row's elements, then reduce
-  group_row,  // one group of <= 32 lanes per row, many rows per block: short rows, many of them
+  group_row,  // one group of <= 32 lanes per row (slots x lanes along M), many rows per block:
+              // short rows, many of them
   nnz_split,  // blocks take equal slices of all nnz elements, fp32 atomics, the last block of a
               // row spread over several finishes it (one launch): skewed rows
 };
@@ -38,6 +39,9 @@ struct Config {
   int chunk = 0;      // nnz_split: values elements (rows*M) per block, 0: about kAutoChunksPerSm
                       // blocks per SM (clamped to [kAutoChunkMin, kAutoChunkMax] elements);
                       // 0 for the other strategies
+  int slots = 1;      // group_row: lane groups that split each row's elements (1, 2, 4), summed
+                      // with warp shuffles; shortens each thread's serial walk of a short row.
+                      // 1 for the other strategies
   friend bool operator==(const Config&, const Config&) = default;
 };
 

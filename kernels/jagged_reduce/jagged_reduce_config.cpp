@@ -58,8 +58,11 @@ const std::vector<Config>& config_space() {
     // an auto chunk (0), whose fixed sizes decided a quarter of jagged_sum's held-out loss.
     for (int threads : {128, 256, 512})
       for (int vec : {0, 1, 2, 4, 8}) s.push_back({Strategy::block_row, threads, vec, 0});
-    for (int threads : {64, 128, 256})
-      for (int vec : {1, 2, 4, 8}) s.push_back({Strategy::group_row, threads, vec, 0});
+    // group_row: its block size mattered little (t64/t128/t256 within 2 % of each other on most
+    // shapes), its serial walk of each row a lot on B = 16384-32768 rows of 16-64 elements, so
+    // the threads knob gave way to slots.
+    for (int slots : {1, 2, 4})
+      for (int vec : {1, 2, 4, 8}) s.push_back({Strategy::group_row, 128, vec, 0, slots});
     for (int chunk : {16384, 65536, 262144, 0})
       for (int vec : {1, 2, 4}) s.push_back({Strategy::nnz_split, 256, vec, chunk});
     return s;
@@ -71,6 +74,7 @@ std::string config_id(const Config& c) {
   std::string id = std::string(strategy_name(c.strategy)) + ".t" + std::to_string(c.threads) + ".v" +
                    (c.vec == 0 ? std::string("a") : std::to_string(c.vec));
   if (c.strategy == Strategy::nnz_split) id += ".c" + (c.chunk == 0 ? std::string("a") : std::to_string(c.chunk));
+  if (c.strategy == Strategy::group_row) id += ".s" + std::to_string(c.slots);
   return id;
 }
 
@@ -95,12 +99,13 @@ Config resolved(const Config& c, const Problem& p) {
 }
 
 nlohmann::json to_json(const Config& c) {
-  return {{"strategy", strategy_name(c.strategy)}, {"threads", c.threads}, {"vec", c.vec}, {"chunk", c.chunk}};
+  return {{"strategy", strategy_name(c.strategy)}, {"threads", c.threads}, {"vec", c.vec}, {"chunk", c.chunk},
+          {"slots", c.slots}};
 }
 
 Config config_from_json(const nlohmann::json& j) {
   return {parse_strategy(j.at("strategy").get<std::string>()), j.at("threads").get<int>(),
-          j.at("vec").get<int>(), j.value("chunk", 0)};
+          j.at("vec").get<int>(), j.value("chunk", 0), j.value("slots", 1)};
 }
 
 void validate(const Problem& p) {
@@ -144,6 +149,15 @@ Legality supports(const Config& auto_config, const Problem& p) {
   const int64_t tx = std::min<int64_t>(c.strategy == Strategy::group_row ? 32 : c.threads, lanes);
   const int64_t col_tiles = (lanes + tx - 1) / tx;
   if (col_tiles > 65535) return Legality::no("M=" + std::to_string(p.M) + " needs more than 65535 column tiles");
+  if (c.slots != 1) {
+    if (c.strategy != Strategy::group_row) return Legality::no("slots=" + std::to_string(c.slots) + " is a group_row knob");
+    int group_lanes = 1;  // lanes along M, a power of two as the launch rounds them
+    while (group_lanes < 32 && group_lanes < lanes) group_lanes *= 2;
+    if (c.slots < 1 || (c.slots & (c.slots - 1)) != 0 || group_lanes * c.slots > 32 || c.threads % 32 != 0) {
+      return Legality::no("group_row with slots=" + std::to_string(c.slots) + " needs slots x lanes <= 32 (one warp), got " +
+                          std::to_string(group_lanes) + " lanes for M=" + std::to_string(p.M) + ", vec=" + std::to_string(c.vec));
+    }
+  }
   if (c.strategy == Strategy::nnz_split) {
     // Its row bookkeeping uses lane 0 of three warps; its block sums halve the row groups.
     if (c.threads < 96 || (c.threads & (c.threads - 1)) != 0) {

@@ -90,29 +90,45 @@ __global__ void block_row_kernel(const T* __restrict__ values, const IndexT* __r
   store<T, VEC>(out, b, M, c0, cols, row_scale(mean, end - start), acc);
 }
 
-// group_row: TX (<= 32) lanes per row, TY = blockDim.x / TX rows per block; each thread walks its
-// row alone, so no shared memory or barrier. For many short rows.
+// group_row: a group of TX x SLOTS (<= 32, within one warp) threads per row, blockDim.x / (TX x
+// SLOTS) rows per block. TX lanes run along M; the SLOTS lane groups take every SLOTS-th element of
+// the row, so a thread walks len/SLOTS elements alone (no shared memory or barrier), and the slots'
+// partials meet by warp shuffles. For many short rows: SLOTS > 1 shortens the chain of dependent
+// loads each thread waits on, which is what limits rows of 16-64 elements.
 template <typename T, typename IndexT, int VEC>
 __global__ void group_row_kernel(const T* __restrict__ values, const IndexT* __restrict__ offsets,
                                  const IndexT* __restrict__ fc, T* __restrict__ out, int64_t B, int64_t M,
-                                 int tx_lanes, bool mean) {
-  const int tx = threadIdx.x % tx_lanes, ty = threadIdx.x / tx_lanes;
-  const int64_t b = int64_t(blockIdx.x) * (blockDim.x / tx_lanes) + ty;
-  if (b >= B) return;
+                                 int tx_lanes, int slots, bool mean) {
+  const int group = tx_lanes * slots;
+  const int in_group = threadIdx.x % group;
+  const int slot = in_group / tx_lanes, tx = in_group % tx_lanes;
+  const int64_t b = int64_t(blockIdx.x) * (blockDim.x / group) + threadIdx.x / group;
   const int64_t c0 = (int64_t(blockIdx.y) * tx_lanes + tx) * VEC;
-  if (c0 >= M) return;
-  const int64_t start = offsets[b], end = offsets[b + 1];
-  const int64_t cols = row_cols(fc, b, M);
-  float acc[VEC] = {};
-  int64_t e = start;
-  for (; e + 3 < end; e += 4) {
-    accumulate<T, VEC>(acc, values, e, M, c0, cols);
-    accumulate<T, VEC>(acc, values, e + 1, M, c0, cols);
-    accumulate<T, VEC>(acc, values, e + 2, M, c0, cols);
-    accumulate<T, VEC>(acc, values, e + 3, M, c0, cols);
+  // No early return: every lane of the warp takes part in the shuffles below.
+  const bool active = b < B && c0 < M;
+  int64_t start = 0, end = 0, cols = 0;
+  if (b < B) {
+    start = offsets[b];
+    end = offsets[b + 1];
+    cols = row_cols(fc, b, M);
   }
-  for (; e < end; ++e) accumulate<T, VEC>(acc, values, e, M, c0, cols);
-  store<T, VEC>(out, b, M, c0, cols, row_scale(mean, end - start), acc);
+  float acc[VEC] = {};
+  if (active) {
+    int64_t e = start + slot;
+    for (; e + 3 * slots < end; e += 4 * slots) {
+      accumulate<T, VEC>(acc, values, e, M, c0, cols);
+      accumulate<T, VEC>(acc, values, e + slots, M, c0, cols);
+      accumulate<T, VEC>(acc, values, e + 2 * slots, M, c0, cols);
+      accumulate<T, VEC>(acc, values, e + 3 * slots, M, c0, cols);
+    }
+    for (; e < end; e += slots) accumulate<T, VEC>(acc, values, e, M, c0, cols);
+  }
+  // Lanes tx, tx + tx_lanes, tx + 2 tx_lanes, ... hold the slots of one column: xor over the slot bits.
+  for (int o = tx_lanes; o < group; o <<= 1) {
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
+  }
+  if (active && slot == 0) store<T, VEC>(out, b, M, c0, cols, row_scale(mean, end - start), acc);
 }
 
 // Row holding element e (the last b with offsets[b] <= e), searched by the whole block at once:
