@@ -92,10 +92,13 @@ nlohmann::ordered_json worst_heldout(const FitResult& fit, const TrainingSet& ts
 FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options) {
   FitResult fit;
   const std::vector<std::size_t> rows = all_rows(ts);
-  CrossValidationOptions first = options.cv;
-  first.fold_salt = options.first_draw;
+  auto cv_of_draw = [&](uint64_t draw) {
+    CrossValidationOptions cv = options.cv;
+    cv.fold_salt = draw;
+    return cv;
+  };
   fit.draw = options.first_draw;
-  fit.heldout_detail = heldout_choices(ts, first);
+  fit.heldout_detail = heldout_choices(ts, cv_of_draw(fit.draw));
   std::vector<std::optional<uint32_t>> heldout, training;
   for (const Choice& c : fit.heldout_detail.choices) heldout.push_back(picked(c));
   fit.heldout = summarize_picks(ts, heldout, &fit.heldout_slowdowns);
@@ -109,10 +112,8 @@ FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options) {
   fit.heldout_fully_measured = summarize_slowdowns(std::move(fully_measured));
   fit.heldout_repeats.push_back(fit.heldout);
   for (std::size_t r = 1; r < options.repeats; ++r) {
-    CrossValidationOptions cv = options.cv;
-    cv.fold_salt = options.first_draw + r;
     std::vector<std::optional<uint32_t>> picks;
-    for (const Choice& c : heldout_choices(ts, cv).choices) picks.push_back(picked(c));
+    for (const Choice& c : heldout_choices(ts, cv_of_draw(fit.draw + r)).choices) picks.push_back(picked(c));
     fit.heldout_repeats.push_back(summarize_picks(ts, picks));
   }
 

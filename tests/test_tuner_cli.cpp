@@ -44,8 +44,9 @@ TEST(TunerCli, ContradictoryOrBadOptionsExitWithTheUsageCode) {
   TempDir dir;
   write_grid(dir / "grids", small_jagged_sum_grid(2));
   const std::vector<std::vector<std::string>> bad = {
-      {"--resume", "--force"}, {"--shard", "2/2"},  {"--devices", "0,0"},
-      {"--effort", "max"},     {"--arch", "volta"}, {"--kernel", "no_such_kernel"}};
+      {"--resume", "--force"},   {"--shard", "2/2"},   {"--devices", "0,0"},
+      {"--effort", "max"},       {"--arch", "volta"},  {"--kernel", "no_such_kernel"},
+      {"--loser-factor", "0.5"}, {"--loser-reps", "0"}};
   for (const auto& extra : bad) {
     const CliResult r = run_cli(sim_tune_args(dir.path(), "out", extra), dir.path());
     EXPECT_EQ(r.exit_code, 2) << extra[0] << ": " << r.err;
@@ -75,6 +76,44 @@ TEST(TunerCli, TheJsonSummaryCountsCellsAndNamesTheOutput) {
   EXPECT_GT(cells["skipped"].get<int>(), 0) << "quick effort should leave configs unmeasured";
   EXPECT_EQ(db["protocol"]["effort"], "quick");
   for (const auto& s : db["shapes"]) EXPECT_EQ(s["search"], "quick");
+}
+
+// Clear losers (over --loser-factor x the shape's fastest so far; 3 by default, 1.2 here since the
+// simulated tiny shapes are launch-bound) get 2 repetitions; the protocol says so, and
+// --loser-factor 0 times every config in full.
+TEST(TunerCli, ClearLosersGetFewRepetitionsUnlessTurnedOff) {
+  TempDir dir;
+  write_grid(dir / "grids", small_jagged_sum_grid(3));
+  ASSERT_EQ(
+      run_cli(sim_tune_args(dir.path(), "cut", {"--loser-factor", "1.2"}), dir.path()).exit_code,
+      0);
+  ASSERT_EQ(
+      run_cli(sim_tune_args(dir.path(), "full", {"--loser-factor", "0"}), dir.path()).exit_code, 0);
+  const auto cut = nlohmann::json::parse(read_text(dir / "cut/sm90/jagged_sum.json"));
+  const auto full = nlohmann::json::parse(read_text(dir / "full/sm90/jagged_sum.json"));
+  EXPECT_EQ(cut["protocol"]["loser_factor"], 1.2);
+  EXPECT_EQ(cut["protocol"]["loser_reps"], 2);
+  EXPECT_FALSE(full["protocol"].contains("loser_factor"));
+  int losers = 0;
+  for (std::size_t i = 0; i < cut["shapes"].size(); ++i) {
+    const auto& a = cut["shapes"][i];
+    const auto& b = full["shapes"][i];
+    EXPECT_EQ(a["best"], b["best"]) << "cutting losers short must not change the winner";
+    double best = 1e300;
+    for (const auto& c : b["cells"]) {
+      if (c["status"] == "ok") best = std::min(best, c["median_us"].get<double>());
+    }
+    for (std::size_t c = 0; c < a["cells"].size(); ++c) {
+      if (a["cells"][c]["status"] != "ok") continue;
+      EXPECT_EQ(a["cells"][c]["median_us"], b["cells"][c]["median_us"]);
+      EXPECT_GE(b["cells"][c]["reps"].get<int>(), 5);
+      if (a["cells"][c]["reps"] == 2) {
+        ++losers;
+        EXPECT_GT(a["cells"][c]["median_us"].get<double>(), 1.2 * best) << "a near winner was cut";
+      }
+    }
+  }
+  EXPECT_GT(losers, 0) << "the simulated space has configs over 1.2x slower than the best";
 }
 
 }  // namespace

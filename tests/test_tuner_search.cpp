@@ -17,12 +17,14 @@ Timing timing(double us) { return {us, us, us, 10}; }
 struct Surface {
   std::vector<double> cost;  // per config; < 0: the check fails
   std::vector<std::size_t> measured;
+  std::vector<double> loser_bars;  // the loser_above_us each measurement was given
   std::vector<std::vector<std::size_t>> retimed;
   std::map<std::size_t, double> retime_cost;  // what an interleaved re-timing reports
 
   MeasureFn measure() {
-    return [this](std::size_t c) {
+    return [this](std::size_t c, double loser_above_us) {
       measured.push_back(c);
+      loser_bars.push_back(loser_above_us);
       return cost[c] < 0 ? Cell::with(CellStatus::failed, "wrong result")
                          : Cell::measured(timing(cost[c]));
     };
@@ -89,6 +91,27 @@ TEST(Search, ExactTiesBreakTowardsTheLowerConfigIndex) {
   const SearchOutcome out =
       run_search(plan_with(SearchMode::exhaustive, 4), s.measure(), s.retime());
   EXPECT_EQ(out.best, 1u);
+}
+
+TEST(Search, ExhaustiveMeasuresTheSeedsFirstAndGivesEachLaterConfigTheLoserBar) {
+  Surface s;
+  s.cost = {40.0, -1.0, 9.0, 2.0, 7.0, 3.0};
+  SearchPlan plan = plan_with(SearchMode::exhaustive, 6, {4});
+  plan.seeds = {5, 4, 3};  // 4 is illegal: skipped
+  plan.loser_factor = 3.0;
+  const SearchOutcome out = run_search(plan, s.measure(), s.retime());
+  EXPECT_EQ(s.measured, (std::vector<std::size_t>{5, 3, 0, 1, 2}));
+  // No bar before anything passed; then 3x the fastest median so far (3.0, then 2.0).
+  EXPECT_EQ(s.loser_bars, (std::vector<double>{0.0, 9.0, 6.0, 6.0, 6.0}));
+  EXPECT_EQ(out.best, 3u);
+  EXPECT_EQ(out.cells[4].status, CellStatus::illegal);
+}
+
+TEST(Search, WithoutALoserFactorNoMeasurementIsToldToStopEarly) {
+  Surface s;
+  s.cost = {4.0, 1.0, 30.0};
+  run_search(plan_with(SearchMode::exhaustive, 3), s.measure(), s.retime());
+  EXPECT_EQ(s.loser_bars, (std::vector<double>{0.0, 0.0, 0.0}));
 }
 
 TEST(Search, EffortNoneTakesTheFirstLegalConfigThatPasses) {

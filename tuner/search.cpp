@@ -80,7 +80,12 @@ class Search {
   }
 
   void exhaustive() {
-    for (std::size_t i : candidates_) run(i);
+    for (std::size_t i : plan_.seeds) {
+      if (is_candidate(i)) run(i);
+    }
+    for (std::size_t i : candidates_) {
+      if (!measured_[i]) run(i);
+    }
   }
 
   void first_passing() {
@@ -176,7 +181,12 @@ class Search {
   }
   const Cell& run(std::size_t i) {
     measured_[i] = true;
-    cells_[i] = measure_(i);
+    double loser_above_us = 0;
+    if (plan_.loser_factor > 0) {
+      if (const auto best = fastest(cells_))
+        loser_above_us = plan_.loser_factor * cells_[*best].timing.median_us;
+    }
+    cells_[i] = measure_(i, loser_above_us);
     return cells_[i];
   }
 

@@ -1,5 +1,5 @@
 // Which configs of one shape to measure, and which one wins.
-//   exhaustive: every legal config.
+//   exhaustive: every legal config, the seeds first.
 //   quick: seeded candidates (best configs of measured neighbouring shapes, the first legal config,
 //          a few spread over the space), then local search over configs that differ from the
 //          current one in one field, until no neighbour improves: once from the best measured
@@ -7,6 +7,11 @@
 //   none: the first legal config that passes its check.
 // Legal configs left unmeasured are recorded as skipped. Configs within near_tie of the best are
 // re-timed interleaved; the winner is the lowest median, then the lowest config index.
+// Clear losers: with loser_factor > 0, each measurement after the first is told the time above
+// which it may stop early (loser_factor x the fastest median so far). Nearly all of a sweep's GPU
+// time went to configs over 2x the shape's best, timed with as many launches as the winner; their
+// ranking, not their third digit, is what the fit needs. Seeding the exhaustive order with the
+// neighbours' best configs makes the bar low from the first few measurements.
 #pragma once
 
 #include <cstddef>
@@ -35,10 +40,11 @@ struct SearchPlan {
   SearchMode mode = SearchMode::exhaustive;
   // Pre-set cells (illegal, crashed); every other entry must be `skipped` and is a candidate.
   std::vector<Cell> cells;
-  std::vector<std::size_t> seeds;  // quick only: configs to try first
+  std::vector<std::size_t> seeds;  // configs to try first (best of measured neighbouring shapes)
   const std::vector<std::vector<std::size_t>>* neighbours = nullptr;  // quick only
   double near_tie = 0.02;
   int max_tie_candidates = 4;
+  double loser_factor = 0;  // 0: every config timed in full
 };
 
 struct SearchOutcome {
@@ -46,9 +52,10 @@ struct SearchOutcome {
   std::optional<std::size_t> best;
 };
 
-// `measure` checks then times one config; `retime` times several interleaved (an empty result keeps
-// the first timings).
-using MeasureFn = std::function<Cell(std::size_t)>;
+// `measure` checks then times one config, and may time it briefly once it is slower than
+// `loser_above_us` (0: no bar yet); `retime` times several interleaved (an empty result keeps the
+// first timings).
+using MeasureFn = std::function<Cell(std::size_t config, double loser_above_us)>;
 using RetimeFn = std::function<std::vector<Timing>(const std::vector<std::size_t>&)>;
 
 SearchOutcome run_search(const SearchPlan& plan, const MeasureFn& measure, const RetimeFn& retime);

@@ -116,26 +116,28 @@ class SimulatedShapeRunner final : public ShapeRunner {
     return r;
   }
 
-  Timing time(std::size_t config) override {
+  Timing time(std::size_t config, double loser_above_us) override {
     const double t = simulated_time_us(kernel_, config, shape_);
+    const TimingProtocol& p = device_.protocol();
+    const bool loser = loser_above_us > 0 && p.loser_reps >= 1 && t > loser_above_us;
     const uint64_t h = mix64(fnv1a64(kernel_.config_id(config)) ^ fnv1a64(shape_.key) ^ 0x5eed);
     Timing out;
     out.median_us = round_us(t);
     out.p10_us = round_us(t * (1.0 - 0.01 * unit_interval(h)));
     out.p90_us = round_us(t * (1.0 + 0.03 * unit_interval(mix64(h))));
-    out.reps = reps_for(t, device_.protocol());
+    out.reps = loser ? p.loser_reps : reps_for(t, p);
     return out;
   }
 
   std::vector<Timing> time_interleaved(const std::vector<std::size_t>& configs) override {
     std::vector<Timing> out;
-    for (std::size_t c : configs) out.push_back(time(c));
+    for (std::size_t c : configs) out.push_back(time(c, 0));
     return out;
   }
 
   // The cost model has no cache or launch pipeline: the same time as a flushed repetition.
   Timing time_back_to_back(std::size_t config, int calls) override {
-    Timing t = time(config);
+    Timing t = time(config, 0);
     t.reps = calls;
     return t;
   }

@@ -161,7 +161,8 @@ class Worker {
       r.cells = std::move(plan.cells);
       return r;
     }
-    if (mode == SearchMode::quick) plan.seeds = neighbour_seeds(db_, s, 3);
+    plan.loser_factor = device_.protocol().loser_factor;
+    if (mode != SearchMode::none) plan.seeds = neighbour_seeds(db_, s, 3);
     r.search = std::string(to_string(mode));
 
     if (!prepared.runner && !prepared.error) prepared = prepare(s);
@@ -181,7 +182,9 @@ class Worker {
       return r;
     }
 
-    const MeasureFn measure = [&](std::size_t config) { return measure_cell(*runner, s, config); };
+    const MeasureFn measure = [&](std::size_t config, double loser_above_us) {
+      return measure_cell(*runner, s, config, loser_above_us);
+    };
     const RetimeFn retime = [&](const std::vector<std::size_t>& configs) -> std::vector<Timing> {
       check_deadline();
       journal_.write({s.key, static_cast<int64_t>(configs.front()), "retime", ""});
@@ -201,7 +204,8 @@ class Worker {
     return r;
   }
 
-  Cell measure_cell(ShapeRunner& runner, const GridShape& s, std::size_t config) {
+  Cell measure_cell(ShapeRunner& runner, const GridShape& s, std::size_t config,
+                    double loser_above_us) {
     check_deadline();
     const auto c = static_cast<int64_t>(config);
     std::string phase = "check";
@@ -211,7 +215,7 @@ class Worker {
       if (!checked.ok) return Cell::with(CellStatus::failed, "wrong result: " + checked.message);
       phase = "time";
       journal_.write({s.key, c, phase, ""});
-      return Cell::measured(runner.time(config));
+      return Cell::measured(runner.time(config, loser_above_us));
     } catch (const CudaError& e) {
       if (device_.context_lost()) throw ContextLost{e.what(), c, phase};
       return Cell::with(CellStatus::failed, std::string(e.what()));

@@ -45,6 +45,14 @@ nlohmann::ordered_json to_json(const TimingProtocol& p, const std::string& effor
   j["l2_flush_bytes"] = p.l2_flush_bytes;
   j["l2_flush"] = "cudaMemsetAsync between repetitions, outside the timed region";
   j["statistics"] = "median, p10, p90 (nearest rank) in microseconds";
+  if (p.loser_factor > 0) {
+    j["loser_factor"] = p.loser_factor;
+    j["loser_reps"] = p.loser_reps;
+    j["losers"] =
+        "a config whose first flushed launch (after its check launch) is over loser_factor x the "
+        "shape's fastest median so far gets loser_reps repetitions and no more warm-up; the "
+        "neighbouring shapes' best configs are measured first";
+  }
   j["near_tie"] = p.near_tie;
   j["tie_break"] =
       "configs within near_tie of the best are re-timed interleaved (their cells hold the "

@@ -1,5 +1,7 @@
 // `aot-runner tune`: sweep kernels over their shape grids and write results databases
 // (tuner/tune_session.h); also --list-shapes and --assert-cache-hit.
+#include <fmt/core.h>
+
 #include <memory>
 
 #include "apps/aot-runner/commands.h"
@@ -77,6 +79,11 @@ void register_tune(CLI::App& app) {
   cmd->add_option("--min-reps", o->protocol.min_reps, "Fewest timed repetitions (default: 5)");
   cmd->add_option("--max-reps", o->protocol.max_reps, "Most timed repetitions (default: 100)");
   cmd->add_option("--warmup", o->protocol.warmup, "Untimed launches before timing (default: 3)");
+  cmd->add_option("--loser-factor", o->protocol.loser_factor,
+                  "A config whose first launch is over this many times the shape's fastest so far "
+                  "gets --loser-reps repetitions only (default: 3; 0: time every config in full)");
+  cmd->add_option("--loser-reps", o->protocol.loser_reps,
+                  "Repetitions of such a clear loser (default: 2)");
   auto serial_inputs = std::make_shared<bool>(false);
   cmd->add_flag("--no-overlap", *serial_inputs,
                 "Build each shape's inputs only after the previous shape is measured (slower, "
@@ -89,6 +96,15 @@ void register_tune(CLI::App& app) {
     o->effort = tuner::parse_effort(*effort);
     if (o->protocol.min_reps < 1 || o->protocol.max_reps < o->protocol.min_reps) {
       throw InvalidArgument("need 1 <= --min-reps <= --max-reps");
+    }
+    if (!(o->protocol.loser_factor == 0 || o->protocol.loser_factor > 1)) {
+      throw InvalidArgument(fmt::format(
+          "--loser-factor {} must be 0 (off) or above 1 (a clear loser is slower than the best)",
+          o->protocol.loser_factor));
+    }
+    if (o->protocol.loser_reps < 1) {
+      throw InvalidArgument(
+          fmt::format("--loser-reps {} must be at least 1", o->protocol.loser_reps));
     }
     tuner::run_tune(*o);  // throws tuner::NoGpu, which main() maps to exit code 3
   });
