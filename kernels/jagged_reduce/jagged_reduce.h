@@ -76,9 +76,12 @@ void validate_device_data(const Problem& p, cudaStream_t stream);
 // The concrete config `c` stands for on `p`: an auto vec becomes the widest of 8/4/2/1 that fits
 // 16-byte loads, divides M and matches the alignment of values and out; an auto nnz_split chunk
 // becomes nnz*M / (kAutoChunksPerSm x the current device's SMs, 132 without a device), clamped.
-// Configs without an auto field come back unchanged. supports(), workspace_bytes() and launch()
-// resolve first.
+// Configs without an auto field come back unchanged. workspace_bytes() and launch() resolve first.
 Config resolved(const Config& c, const Problem& p);
+
+// Legal for every device: supports() resolves an auto chunk to kAutoChunkMin (the most chunks any
+// device's resolution gives) and never touches CUDA, so a tuner's parent process can ask it before
+// forking its GPU workers (a CUDA runtime initialised before fork() is unusable in the child).
 
 Legality supports(const Config& c, const Problem& p);
 // Scratch memory a config needs (16-byte aligned); pass at least this many bytes to launch(). The

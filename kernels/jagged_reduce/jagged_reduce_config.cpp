@@ -78,7 +78,10 @@ std::string config_id(const Config& c) {
   return id;
 }
 
-Config resolved(const Config& c, const Problem& p) {
+namespace {
+
+// resolved(), with the auto chunk's SM count left to the caller.
+Config resolve(const Config& c, const Problem& p, int64_t auto_chunk_sms) {
   Config r = c;
   const std::size_t s = dtype_size(p.dtype);
   if (r.vec == 0) {
@@ -91,11 +94,18 @@ Config resolved(const Config& c, const Problem& p) {
     }
   }
   if (r.strategy == Strategy::nnz_split && r.chunk == 0) {
-    const int64_t blocks = int64_t{kAutoChunksPerSm} * sm_count_for_chunks();
+    const int64_t blocks = int64_t{kAutoChunksPerSm} * auto_chunk_sms;
     const int64_t elems = p.nnz > 0 ? p.nnz * p.M : 0;  // validate() bounded nnz*M
     r.chunk = static_cast<int>(std::clamp<int64_t>((elems + blocks - 1) / blocks, kAutoChunkMin, kAutoChunkMax));
   }
   return r;
+}
+
+}  // namespace
+
+Config resolved(const Config& c, const Problem& p) {
+  const bool auto_chunk = c.strategy == Strategy::nnz_split && c.chunk == 0;
+  return resolve(c, p, auto_chunk ? sm_count_for_chunks() : 1);
 }
 
 nlohmann::json to_json(const Config& c) {
@@ -132,7 +142,8 @@ void validate(const Problem& p) {
 }
 
 Legality supports(const Config& auto_config, const Problem& p) {
-  const Config c = resolved(auto_config, p);
+  // An SM count this large clamps an auto chunk to kAutoChunkMin, without asking the device.
+  const Config c = resolve(auto_config, p, std::numeric_limits<int32_t>::max());
   const std::size_t s = dtype_size(p.dtype);
   if (c.vec * s > 16) {
     return Legality::no("vec=" + std::to_string(c.vec) + " x " + std::to_string(s) + " bytes exceeds 16-byte loads");
