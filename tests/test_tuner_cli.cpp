@@ -44,9 +44,9 @@ TEST(TunerCli, ContradictoryOrBadOptionsExitWithTheUsageCode) {
   TempDir dir;
   write_grid(dir / "grids", small_jagged_sum_grid(2));
   const std::vector<std::vector<std::string>> bad = {
-      {"--resume", "--force"},   {"--shard", "2/2"},   {"--devices", "0,0"},
-      {"--effort", "max"},       {"--arch", "volta"},  {"--kernel", "no_such_kernel"},
-      {"--loser-factor", "0.5"}, {"--loser-reps", "0"}};
+      {"--resume", "--force"},   {"--shard", "2/2"},    {"--devices", "0,0"},
+      {"--effort", "max"},       {"--arch", "volta"},   {"--kernel", "no_such_kernel"},
+      {"--loser-factor", "0.5"}, {"--loser-reps", "1"}, {"--loser-min-us", "-1"}};
   for (const auto& extra : bad) {
     const CliResult r = run_cli(sim_tune_args(dir.path(), "out", extra), dir.path());
     EXPECT_EQ(r.exit_code, 2) << extra[0] << ": " << r.err;
@@ -79,13 +79,16 @@ TEST(TunerCli, TheJsonSummaryCountsCellsAndNamesTheOutput) {
 }
 
 // Clear losers (over --loser-factor x the shape's fastest so far; 3 by default, 1.2 here since the
-// simulated tiny shapes are launch-bound) get 2 repetitions; the protocol says so, and
+// simulated tiny shapes are launch-bound, and cut from the first shape on: --loser-min-us 0) get 2
+// repetitions; the protocol says so, and
 // --loser-factor 0 times every config in full.
 TEST(TunerCli, ClearLosersGetFewRepetitionsUnlessTurnedOff) {
   TempDir dir;
   write_grid(dir / "grids", small_jagged_sum_grid(3));
   ASSERT_EQ(
-      run_cli(sim_tune_args(dir.path(), "cut", {"--loser-factor", "1.2"}), dir.path()).exit_code,
+      run_cli(sim_tune_args(dir.path(), "cut", {"--loser-factor", "1.2", "--loser-min-us", "0"}),
+              dir.path())
+          .exit_code,
       0);
   ASSERT_EQ(
       run_cli(sim_tune_args(dir.path(), "full", {"--loser-factor", "0"}), dir.path()).exit_code, 0);
@@ -93,6 +96,7 @@ TEST(TunerCli, ClearLosersGetFewRepetitionsUnlessTurnedOff) {
   const auto full = nlohmann::json::parse(read_text(dir / "full/sm90/jagged_sum.json"));
   EXPECT_EQ(cut["protocol"]["loser_factor"], 1.2);
   EXPECT_EQ(cut["protocol"]["loser_reps"], 2);
+  EXPECT_EQ(cut["protocol"]["loser_min_us"], 0.0);
   EXPECT_FALSE(full["protocol"].contains("loser_factor"));
   int losers = 0;
   for (std::size_t i = 0; i < cut["shapes"].size(); ++i) {

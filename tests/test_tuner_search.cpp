@@ -107,6 +107,23 @@ TEST(Search, ExhaustiveMeasuresTheSeedsFirstAndGivesEachLaterConfigTheLoserBar) 
   EXPECT_EQ(out.cells[4].status, CellStatus::illegal);
 }
 
+TEST(Search, NoLoserBarWhileTheFastestSoFarIsUnderTheMinimum) {
+  Surface s;
+  s.cost = {40.0, 9.0, 2.0, 3.0};
+  SearchPlan plan = plan_with(SearchMode::exhaustive, 4);
+  plan.seeds = {3};
+  plan.loser_factor = 3.0;
+  plan.loser_min_us = 2.5;  // 3.0 is enough for a bar, 2.0 is not
+  run_search(plan, s.measure(), s.retime());
+  EXPECT_EQ(s.measured, (std::vector<std::size_t>{3, 0, 1, 2}));
+  EXPECT_EQ(s.loser_bars, (std::vector<double>{0.0, 9.0, 9.0, 9.0}));
+  Surface after;
+  after.cost = {40.0, 9.0, 2.0, 3.0};
+  plan.seeds = {2};
+  run_search(plan, after.measure(), after.retime());
+  EXPECT_EQ(after.loser_bars, (std::vector<double>{0.0, 0.0, 0.0, 0.0}));
+}
+
 TEST(Search, WithoutALoserFactorNoMeasurementIsToldToStopEarly) {
   Surface s;
   s.cost = {4.0, 1.0, 30.0};

@@ -21,8 +21,8 @@ class ShapeRunner {
   // One launch on a poisoned output, compared with the float64 reference.
   virtual CheckResult check(std::size_t config) = 0;
   // Warm-up, then repetitions sized by time with an L2 flush before each. With loser_above_us > 0,
-  // a config whose first flushed launch takes longer is a clear loser: it gets
-  // TimingProtocol::loser_reps repetitions in all and no more warm-up.
+  // a config whose first two flushed launches both take longer is a clear loser: it gets
+  // max(2, TimingProtocol::loser_reps) repetitions in all and no more warm-up.
   virtual Timing time(std::size_t config, double loser_above_us) = 0;
   // Round-robin repetitions (A/B/A/B) so drift affects every config alike.
   virtual std::vector<Timing> time_interleaved(const std::vector<std::size_t>& configs) = 0;

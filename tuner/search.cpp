@@ -183,7 +183,8 @@ class Search {
     measured_[i] = true;
     double loser_above_us = 0;
     if (plan_.loser_factor > 0) {
-      if (const auto best = fastest(cells_))
+      const auto best = fastest(cells_);
+      if (best && cells_[*best].timing.median_us >= plan_.loser_min_us)
         loser_above_us = plan_.loser_factor * cells_[*best].timing.median_us;
     }
     cells_[i] = measure_(i, loser_above_us);

@@ -8,7 +8,8 @@
 // Legal configs left unmeasured are recorded as skipped. Configs within near_tie of the best are
 // re-timed interleaved; the winner is the lowest median, then the lowest config index.
 // Clear losers: with loser_factor > 0, each measurement after the first is told the time above
-// which it may stop early (loser_factor x the fastest median so far). Nearly all of a sweep's GPU
+// which it may stop early (loser_factor x the fastest median so far, once that is at least
+// loser_min_us). Nearly all of a sweep's GPU
 // time went to configs over 2x the shape's best, timed with as many launches as the winner; their
 // ranking, not their third digit, is what the fit needs. Seeding the exhaustive order with the
 // neighbours' best configs makes the bar low from the first few measurements.
@@ -45,6 +46,7 @@ struct SearchPlan {
   double near_tie = 0.02;
   int max_tie_candidates = 4;
   double loser_factor = 0;  // 0: every config timed in full
+  double loser_min_us = 0;  // no loser bar while the fastest median so far is below this
 };
 
 struct SearchOutcome {

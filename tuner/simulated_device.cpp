@@ -125,7 +125,7 @@ class SimulatedShapeRunner final : public ShapeRunner {
     out.median_us = round_us(t);
     out.p10_us = round_us(t * (1.0 - 0.01 * unit_interval(h)));
     out.p90_us = round_us(t * (1.0 + 0.03 * unit_interval(mix64(h))));
-    out.reps = loser ? p.loser_reps : reps_for(t, p);
+    out.reps = loser ? std::max(2, p.loser_reps) : reps_for(t, p);
     return out;
   }
 

@@ -162,6 +162,7 @@ class Worker {
       return r;
     }
     plan.loser_factor = device_.protocol().loser_factor;
+    plan.loser_min_us = device_.protocol().loser_min_us;
     if (mode != SearchMode::none) plan.seeds = neighbour_seeds(db_, s, 3);
     r.search = std::string(to_string(mode));
 

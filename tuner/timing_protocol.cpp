@@ -48,10 +48,12 @@ nlohmann::ordered_json to_json(const TimingProtocol& p, const std::string& effor
   if (p.loser_factor > 0) {
     j["loser_factor"] = p.loser_factor;
     j["loser_reps"] = p.loser_reps;
+    j["loser_min_us"] = p.loser_min_us;
     j["losers"] =
-        "a config whose first flushed launch (after its check launch) is over loser_factor x the "
-        "shape's fastest median so far gets loser_reps repetitions and no more warm-up; the "
-        "neighbouring shapes' best configs are measured first";
+        "once the shape's fastest median so far is at least loser_min_us, a config whose first two "
+        "flushed launches (after its check launch) are both over loser_factor x that median gets "
+        "loser_reps repetitions and no more warm-up; the neighbouring shapes' best configs are "
+        "measured first";
   }
   j["near_tie"] = p.near_tie;
   j["tie_break"] =

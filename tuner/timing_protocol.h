@@ -19,10 +19,14 @@ struct TimingProtocol {
   int64_t l2_flush_bytes = 0;  // written between repetitions, outside the timed region (2x L2)
   double near_tie = 0.02;      // configs this close to the best are re-timed interleaved
   int max_tie_candidates = 4;  // at most this many, the best included
-  // A config whose first flushed launch is over loser_factor x the shape's fastest median so far
-  // gets loser_reps repetitions in all (that launch included) and no more warm-up (0: off).
+  // A config whose first two flushed launches are both over loser_factor x the shape's fastest
+  // median so far gets loser_reps repetitions in all (those included) and no more warm-up (0: off)
   double loser_factor = 3.0;
   int loser_reps = 2;
+  // ... and only once that fastest median is at least loser_min_us: small shapes are cheap to time
+  // in full, and it is their single launches that the next shape's input upload can inflate
+  // several-fold (a 5 us config once read 47 and 111 us and was cut as a loser).
+  double loser_min_us = 50.0;
   bool simulated = false;  // times come from the cost model, not from events
   // Build the next shape's inputs on a second thread while this one is timed. The host work (random
   // data, float64 reference) is most of a sweep's time; its upload may overlap a few repetitions.

@@ -79,11 +79,15 @@ void register_tune(CLI::App& app) {
   cmd->add_option("--min-reps", o->protocol.min_reps, "Fewest timed repetitions (default: 5)");
   cmd->add_option("--max-reps", o->protocol.max_reps, "Most timed repetitions (default: 100)");
   cmd->add_option("--warmup", o->protocol.warmup, "Untimed launches before timing (default: 3)");
-  cmd->add_option("--loser-factor", o->protocol.loser_factor,
-                  "A config whose first launch is over this many times the shape's fastest so far "
-                  "gets --loser-reps repetitions only (default: 3; 0: time every config in full)");
+  cmd->add_option(
+      "--loser-factor", o->protocol.loser_factor,
+      "A config whose first two launches are over this many times the shape's fastest so far "
+      "gets --loser-reps repetitions only (default: 3; 0: time every config in full)");
   cmd->add_option("--loser-reps", o->protocol.loser_reps,
-                  "Repetitions of such a clear loser (default: 2)");
+                  "Repetitions of such a clear loser (default: 2, the fewest)");
+  cmd->add_option("--loser-min-us", o->protocol.loser_min_us,
+                  "Cut losers short only once the shape's fastest median so far is at least this "
+                  "many microseconds (default: 50)");
   auto serial_inputs = std::make_shared<bool>(false);
   cmd->add_flag("--no-overlap", *serial_inputs,
                 "Build each shape's inputs only after the previous shape is measured (slower, "
@@ -102,9 +106,14 @@ void register_tune(CLI::App& app) {
           "--loser-factor {} must be 0 (off) or above 1 (a clear loser is slower than the best)",
           o->protocol.loser_factor));
     }
-    if (o->protocol.loser_reps < 1) {
+    if (o->protocol.loser_reps < 2) {
       throw InvalidArgument(
-          fmt::format("--loser-reps {} must be at least 1", o->protocol.loser_reps));
+          fmt::format("--loser-reps {} must be at least 2 (two launches over the bar make a loser)",
+                      o->protocol.loser_reps));
+    }
+    if (!(o->protocol.loser_min_us >= 0)) {
+      throw InvalidArgument(
+          fmt::format("--loser-min-us {} must be 0 or more", o->protocol.loser_min_us));
     }
     tuner::run_tune(*o);  // throws tuner::NoGpu, which main() maps to exit code 3
   });
