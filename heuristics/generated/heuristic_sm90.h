@@ -4,20 +4,20 @@
 //
 // jagged_sum: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 295 shapes
 //   database configs/sm90/jagged_sum.json
-//   sha256 fc5087dfb7c61fe626003bd3410d1961a9498d4cd257d48b7b55da409e5014f3
+//   sha256 7f2ae48b6417daec66718cccfcd10af6bc496d414a12be85f4e30b91f52372ac
 //   kernel source 288a8e5e3876c4dec36e1d1eae5a974be7231bc7b456171c4f47546de0ea12b8
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.1087, p95 1.4800, max 10.6055
-//   best single config block_row.t256.va: geomean 2.3028
-//   default config block_row.t512.v1: geomean 3.1293
-//   8 configs, tree depth 6 (max depth 6 and min leaf 2 from cross-validation)
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.1195, p95 1.5155, max 10.1073
+//   best single config block_row.t256.va: geomean 2.3020
+//   default config block_row.t512.v1: geomean 3.1335
+//   8 configs, tree depth 5 (max depth 5 and min leaf 4 from cross-validation)
 // jagged_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 296 shapes
 //   database configs/sm90/jagged_mean.json
-//   sha256 98084e8783cf4f94d702677c25f792c4e5e988625691af2d14424124a85f12ed
+//   sha256 31de7eeb6dd86190b7b84895e556222323a43e1c6ca3fe677a9a8291b74e6d3c
 //   kernel source 288a8e5e3876c4dec36e1d1eae5a974be7231bc7b456171c4f47546de0ea12b8
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.1445, p95 1.7594, max 14.9818
-//   best single config block_row.t256.va: geomean 2.3583
-//   default config block_row.t512.v1: geomean 3.2475
-//   8 configs, tree depth 7 (max depth 7 and min leaf 2 from cross-validation)
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.1339, p95 1.7608, max 13.1904
+//   best single config block_row.t256.va: geomean 2.3393
+//   default config block_row.t512.v1: geomean 3.2496
+//   8 configs, tree depth 6 (max depth 6 and min leaf 4 from cross-validation)
 // jagged_dense_add: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 168 shapes
 //   database configs/sm90/jagged_dense_add.json
 //   sha256 54c4144ec64955492b5be90125b561dd7d8b7dcab592c0b18e608f001be8852c
@@ -87,52 +87,34 @@ struct jagged_sum {
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 43> tree = {{
-      {9, 1, 30, 48029.85738059192},  // 0: max_row_elems < 48029.9 ? 1 : 30
-      {1, 2, 13, 512.0},  // 1: B < 512 ? 2 : 13
-      {9, 3, 10, 635.5470084895372},  // 2: max_row_elems < 635.547 ? 3 : 10
-      {7, 4, 5, 4.72074242599456},  // 3: log2_bytes < 4.72074 ? 4 : 5
-      {-1, 0, 3, 0.0},  // 4: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {3, 6, 7, 1.4142135623730951},  // 5: nnz < 1.41421 ? 6 : 7
-      {-1, 3, 6, 0.0},  // 6: leaf: group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca
-      {9, 8, 9, 8.000000000000002},  // 7: max_row_elems < 8 ? 8 : 9
-      {-1, 9, 3, 0.0},  // 8: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {-1, 12, 2, 0.0},  // 9: leaf: block_row.t128.va, block_row.t512.va
-      {4, 11, 12, 2.4494897427831783},  // 10: max_len < 2.44949 ? 11 : 12
-      {-1, 14, 6, 0.0},  // 11: leaf: block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
-      {-1, 20, 2, 0.0},  // 12: leaf: block_row.t512.va, block_row.t128.va
-      {9, 14, 17, 22.627416997969522},  // 13: max_row_elems < 22.6274 ? 14 : 17
-      {2, 15, 16, 2.8284271247461903},  // 14: M < 2.82843 ? 15 : 16
-      {-1, 22, 3, 0.0},  // 15: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {-1, 25, 8, 0.0},  // 16: leaf: group_row.t128.v4.s1, group_row.t128.v4.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
-      {5, 18, 23, 4.013401293393368},  // 17: avg_len < 4.0134 ? 18 : 23
-      {4, 19, 22, 4.000000000000001},  // 18: max_len < 4 ? 19 : 22
-      {7, 20, 21, 17.483693484269583},  // 19: log2_bytes < 17.4837 ? 20 : 21
-      {-1, 33, 7, 0.0},  // 20: leaf: group_row.t128.v4.s4, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384
-      {-1, 40, 6, 0.0},  // 21: leaf: group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
-      {-1, 46, 7, 0.0},  // 22: leaf: group_row.t128.v4.s4, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c65536
-      {9, 24, 27, 293.28484447717375},  // 23: max_row_elems < 293.285 ? 24 : 27
-      {10, 25, 26, 5792.618751480198},  // 24: outputs < 5792.62 ? 25 : 26
-      {-1, 53, 3, 0.0},  // 25: leaf: block_row.t128.va, group_row.t128.v1.s4, block_row.t512.va
-      {-1, 56, 3, 0.0},  // 26: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {9, 28, 29, 627.0693741524937},  // 27: max_row_elems < 627.069 ? 28 : 29
-      {-1, 59, 7, 0.0},  // 28: leaf: group_row.t128.v4.s4, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c65536
-      {-1, 66, 2, 0.0},  // 29: leaf: block_row.t128.va, block_row.t512.va
-      {7, 31, 36, 24.45972383238989},  // 30: log2_bytes < 24.4597 ? 31 : 36
-      {2, 32, 33, 512.0},  // 31: M < 512 ? 32 : 33
-      {-1, 68, 6, 0.0},  // 32: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, block_row.t128.va, group_row.t128.v4.s1
-      {1, 34, 35, 8.0},  // 33: B < 8 ? 34 : 35
-      {-1, 74, 6, 0.0},  // 34: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
-      {-1, 80, 6, 0.0},  // 35: leaf: block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, block_row.t128.va, group_row.t128.v4.s1
-      {9, 37, 40, 537553.5522792124},  // 36: max_row_elems < 537554 ? 37 : 40
-      {11, 38, 39, 0.01032853283913582},  // 37: row_share < 0.0103285 ? 38 : 39
-      {-1, 86, 6, 0.0},  // 38: leaf: block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t128.va, group_row.t128.v4.s1
-      {-1, 92, 6, 0.0},  // 39: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v2.c65536, block_row.t128.va, group_row.t128.v4.s1
-      {1, 41, 42, 5792.618751480198},  // 40: B < 5792.62 ? 41 : 42
-      {-1, 98, 6, 0.0},  // 41: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
-      {-1, 104, 6, 0.0},  // 42: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
+  static constexpr std::array<aotune::heuristics::TreeNode, 25> tree = {{
+      {9, 1, 14, 48029.85738059192},  // 0: max_row_elems < 48029.9 ? 1 : 14
+      {1, 2, 5, 512.0},  // 1: B < 512 ? 2 : 5
+      {9, 3, 4, 635.5470084895372},  // 2: max_row_elems < 635.547 ? 3 : 4
+      {-1, 0, 2, 0.0},  // 3: leaf: block_row.t128.va, block_row.t512.va
+      {-1, 2, 2, 0.0},  // 4: leaf: block_row.t512.va, block_row.t128.va
+      {9, 6, 7, 22.627416997969522},  // 5: max_row_elems < 22.6274 ? 6 : 7
+      {-1, 4, 3, 0.0},  // 6: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
+      {5, 8, 11, 4.013401293393368},  // 7: avg_len < 4.0134 ? 8 : 11
+      {4, 9, 10, 4.000000000000001},  // 8: max_len < 4 ? 9 : 10
+      {-1, 7, 6, 0.0},  // 9: leaf: group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536
+      {-1, 13, 7, 0.0},  // 10: leaf: group_row.t128.v4.s4, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c65536
+      {9, 12, 13, 293.28484447717375},  // 11: max_row_elems < 293.285 ? 12 : 13
+      {-1, 20, 3, 0.0},  // 12: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
+      {-1, 23, 2, 0.0},  // 13: leaf: block_row.t128.va, block_row.t512.va
+      {7, 15, 20, 24.45972383238989},  // 14: log2_bytes < 24.4597 ? 15 : 20
+      {9, 16, 17, 66489.0698987435},  // 15: max_row_elems < 66489.1 ? 16 : 17
+      {-1, 25, 6, 0.0},  // 16: leaf: block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t128.va, nnz_split.t256.v2.c65536, group_row.t128.v4.s1
+      {5, 18, 19, 632.5123269549772},  // 17: avg_len < 632.512 ? 18 : 19
+      {-1, 31, 6, 0.0},  // 18: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, block_row.t128.va, group_row.t128.v4.s1
+      {-1, 37, 6, 0.0},  // 19: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
+      {9, 21, 22, 537553.5522792124},  // 20: max_row_elems < 537554 ? 21 : 22
+      {-1, 43, 6, 0.0},  // 21: leaf: block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t128.va, group_row.t128.v4.s1
+      {1, 23, 24, 5792.618751480198},  // 22: B < 5792.62 ? 23 : 24
+      {-1, 49, 6, 0.0},  // 23: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
+      {-1, 55, 6, 0.0},  // 24: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
   }};
-  static constexpr std::array<std::uint16_t, 110> leaf_configs = {3, 0, 1, 2, 0, 1, 6, 5, 7, 3, 0, 1, 0, 1, 0, 2, 1, 7, 5, 6, 1, 0, 3, 0, 1, 2, 4, 3, 0, 1, 7, 5, 6, 4, 2, 0, 1, 7, 6, 5, 2, 0, 1, 7, 5, 6, 4, 2, 0, 7, 5, 1, 6, 0, 3, 1, 3, 0, 1, 4, 0, 2, 7, 5, 1, 6, 0, 1, 7, 5, 1, 6, 0, 2, 5, 7, 6, 1, 0, 2, 1, 5, 7, 6, 0, 2, 1, 6, 5, 7, 0, 2, 5, 7, 1, 6, 0, 2, 6, 5, 7, 1, 0, 2, 5, 6, 7, 1, 0, 2};
+  static constexpr std::array<std::uint16_t, 61> leaf_configs = {0, 1, 1, 0, 3, 0, 1, 2, 0, 1, 7, 5, 6, 4, 2, 0, 7, 5, 1, 6, 3, 0, 1, 0, 1, 1, 7, 5, 0, 6, 2, 7, 5, 1, 6, 0, 2, 5, 7, 6, 1, 0, 2, 1, 6, 5, 7, 0, 2, 6, 5, 7, 1, 0, 2, 5, 6, 7, 1, 0, 2};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
   static constexpr std::array<std::uint16_t, 8> fallback = {1, 0, 7, 5, 6, 2, 4, 3};
 };
@@ -176,58 +158,46 @@ struct jagged_mean {
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 49> tree = {{
-      {9, 1, 34, 65902.97255814794},  // 0: max_row_elems < 65903 ? 1 : 34
-      {11, 2, 23, 0.002004012040140506},  // 1: row_share < 0.00200401 ? 2 : 23
-      {10, 3, 14, 185363.80004736633},  // 2: outputs < 185364 ? 3 : 14
-      {11, 4, 7, 0.00012203588218530481},  // 3: row_share < 0.000122036 ? 4 : 7
-      {7, 5, 6, 23.80039886171152},  // 4: log2_bytes < 23.8004 ? 5 : 6
-      {-1, 0, 3, 0.0},  // 5: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {-1, 3, 3, 0.0},  // 6: leaf: block_row.t128.va, group_row.t128.v1.s4, block_row.t512.va
-      {4, 8, 13, 8190.999938957392},  // 7: max_len < 8191 ? 8 : 13
-      {9, 9, 10, 22.627416997969522},  // 8: max_row_elems < 22.6274 ? 9 : 10
-      {-1, 6, 3, 0.0},  // 9: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {5, 11, 12, 1.0002076410249998},  // 10: avg_len < 1.00021 ? 11 : 12
-      {-1, 9, 7, 0.0},  // 11: leaf: group_row.t128.v4.s4, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536
-      {-1, 16, 2, 0.0},  // 12: leaf: block_row.t128.va, block_row.t512.va
-      {-1, 18, 3, 0.0},  // 13: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s4
-      {2, 15, 18, 45.254833995939045},  // 14: M < 45.2548 ? 15 : 18
-      {3, 16, 17, 65498.33468111994},  // 15: nnz < 65498.3 ? 16 : 17
-      {-1, 21, 7, 0.0},  // 16: leaf: group_row.t128.v4.s1, group_row.t128.v4.s4, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.c65536
-      {-1, 28, 7, 0.0},  // 17: leaf: group_row.t128.v4.s4, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, block_row.t512.va
-      {11, 19, 22, 0.00012275211692685823},  // 18: row_share < 0.000122752 ? 19 : 22
-      {9, 20, 21, 5792.618751480198},  // 19: max_row_elems < 5792.62 ? 20 : 21
-      {-1, 35, 6, 0.0},  // 20: leaf: group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.c65536
-      {-1, 41, 6, 0.0},  // 21: leaf: block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384
-      {-1, 47, 6, 0.0},  // 22: leaf: block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {7, 24, 27, 12.024565367864474},  // 23: log2_bytes < 12.0246 ? 24 : 27
-      {9, 25, 26, 2.4494897427831783},  // 24: max_row_elems < 2.44949 ? 25 : 26
-      {-1, 53, 3, 0.0},  // 25: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {-1, 56, 2, 0.0},  // 26: leaf: block_row.t128.va, block_row.t512.va
-      {10, 28, 33, 370727.60009473265},  // 27: outputs < 370728 ? 28 : 33
-      {9, 29, 32, 169.3280839081338},  // 28: max_row_elems < 169.328 ? 29 : 32
-      {6, 30, 31, 1.9986090878221872},  // 29: skew < 1.99861 ? 30 : 31
-      {-1, 58, 2, 0.0},  // 30: leaf: block_row.t128.va, block_row.t512.va
-      {-1, 60, 3, 0.0},  // 31: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s4
-      {-1, 63, 2, 0.0},  // 32: leaf: block_row.t512.va, block_row.t128.va
-      {-1, 65, 6, 0.0},  // 33: leaf: block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {11, 35, 40, 0.015692464464822243},  // 34: row_share < 0.0156925 ? 35 : 40
-      {9, 36, 39, 1166294.1660627478},  // 35: max_row_elems < 1.16629e+06 ? 36 : 39
-      {4, 37, 38, 205.33874451744367},  // 36: max_len < 205.339 ? 37 : 38
-      {-1, 71, 6, 0.0},  // 37: leaf: block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.c65536, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384
-      {-1, 77, 6, 0.0},  // 38: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, block_row.t128.va, group_row.t128.v4.s1
-      {-1, 83, 6, 0.0},  // 39: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c16384, block_row.t128.va, group_row.t128.v4.s1
-      {7, 41, 44, 25.246486463361794},  // 40: log2_bytes < 25.2465 ? 41 : 44
-      {7, 42, 43, 23.246412927511},  // 41: log2_bytes < 23.2464 ? 42 : 43
-      {-1, 89, 6, 0.0},  // 42: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
-      {-1, 95, 6, 0.0},  // 43: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
-      {1, 45, 46, 1448.1546878700494},  // 44: B < 1448.15 ? 45 : 46
-      {-1, 101, 6, 0.0},  // 45: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v2.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
-      {7, 47, 48, 28.30757724948512},  // 46: log2_bytes < 28.3076 ? 47 : 48
-      {-1, 107, 6, 0.0},  // 47: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
-      {-1, 113, 6, 0.0},  // 48: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
+  static constexpr std::array<aotune::heuristics::TreeNode, 37> tree = {{
+      {9, 1, 24, 65902.97255814794},  // 0: max_row_elems < 65903 ? 1 : 24
+      {1, 2, 9, 512.0},  // 1: B < 512 ? 2 : 9
+      {9, 3, 6, 687.8139283265497},  // 2: max_row_elems < 687.814 ? 3 : 6
+      {9, 4, 5, 2.4494897427831783},  // 3: max_row_elems < 2.44949 ? 4 : 5
+      {-1, 0, 3, 0.0},  // 4: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
+      {-1, 3, 2, 0.0},  // 5: leaf: block_row.t128.va, block_row.t512.va
+      {4, 7, 8, 3.7416573867739418},  // 6: max_len < 3.74166 ? 7 : 8
+      {-1, 5, 6, 0.0},  // 7: leaf: group_row.t128.v4.s1, block_row.t512.va, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536
+      {-1, 11, 2, 0.0},  // 8: leaf: block_row.t512.va, block_row.t128.va
+      {9, 10, 11, 22.627416997969522},  // 9: max_row_elems < 22.6274 ? 10 : 11
+      {-1, 13, 3, 0.0},  // 10: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
+      {5, 12, 17, 4.019627235386116},  // 11: avg_len < 4.01963 ? 12 : 17
+      {4, 13, 16, 4.000000000000001},  // 12: max_len < 4 ? 13 : 16
+      {7, 14, 15, 18.999279617646692},  // 13: log2_bytes < 18.9993 ? 14 : 15
+      {-1, 16, 7, 0.0},  // 14: leaf: group_row.t128.v4.s4, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536
+      {-1, 23, 6, 0.0},  // 15: leaf: group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536
+      {-1, 29, 7, 0.0},  // 16: leaf: group_row.t128.v4.s4, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.c65536
+      {9, 18, 21, 181.01933598375618},  // 17: max_row_elems < 181.019 ? 18 : 21
+      {10, 19, 20, 5792.618751480198},  // 18: outputs < 5792.62 ? 19 : 20
+      {-1, 36, 3, 0.0},  // 19: leaf: block_row.t128.va, group_row.t128.v1.s4, block_row.t512.va
+      {-1, 39, 3, 0.0},  // 20: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
+      {9, 22, 23, 627.0693741524937},  // 21: max_row_elems < 627.069 ? 22 : 23
+      {-1, 42, 7, 0.0},  // 22: leaf: group_row.t128.v4.s4, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.c65536
+      {-1, 49, 2, 0.0},  // 23: leaf: block_row.t128.va, block_row.t512.va
+      {11, 25, 28, 0.015692464464822243},  // 24: row_share < 0.0156925 ? 25 : 28
+      {9, 26, 27, 1166294.1660627478},  // 25: max_row_elems < 1.16629e+06 ? 26 : 27
+      {-1, 51, 6, 0.0},  // 26: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, block_row.t128.va, group_row.t128.v4.s1
+      {-1, 57, 6, 0.0},  // 27: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c16384, block_row.t128.va, group_row.t128.v4.s1
+      {7, 29, 32, 25.246486463361794},  // 28: log2_bytes < 25.2465 ? 29 : 32
+      {7, 30, 31, 23.246412927511},  // 29: log2_bytes < 23.2464 ? 30 : 31
+      {-1, 63, 6, 0.0},  // 30: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
+      {-1, 69, 6, 0.0},  // 31: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
+      {1, 33, 34, 1448.1546878700494},  // 32: B < 1448.15 ? 33 : 34
+      {-1, 75, 6, 0.0},  // 33: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v2.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
+      {7, 35, 36, 28.30757724948512},  // 34: log2_bytes < 28.3076 ? 35 : 36
+      {-1, 81, 6, 0.0},  // 35: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
+      {-1, 87, 6, 0.0},  // 36: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
   }};
-  static constexpr std::array<std::uint16_t, 119> leaf_configs = {3, 0, 1, 0, 3, 1, 3, 0, 1, 4, 2, 0, 1, 7, 5, 6, 0, 1, 1, 0, 3, 2, 4, 0, 7, 5, 1, 6, 4, 2, 0, 7, 5, 6, 1, 2, 0, 7, 5, 1, 6, 0, 2, 1, 7, 6, 5, 0, 2, 1, 5, 7, 6, 3, 0, 1, 0, 1, 0, 1, 1, 0, 3, 1, 0, 0, 2, 1, 5, 7, 6, 0, 1, 6, 2, 7, 5, 1, 6, 7, 5, 0, 2, 6, 7, 1, 5, 0, 2, 7, 5, 6, 1, 0, 2, 5, 7, 6, 1, 0, 2, 6, 5, 7, 1, 0, 2, 5, 7, 6, 1, 0, 2, 7, 6, 5, 1, 0, 2};
+  static constexpr std::array<std::uint16_t, 93> leaf_configs = {3, 0, 1, 0, 1, 2, 1, 0, 7, 5, 6, 1, 0, 3, 0, 1, 4, 2, 0, 1, 7, 5, 6, 2, 0, 7, 1, 5, 6, 4, 2, 0, 7, 5, 1, 6, 0, 3, 1, 3, 0, 1, 4, 0, 2, 7, 5, 1, 6, 0, 1, 1, 6, 7, 5, 0, 2, 6, 7, 1, 5, 0, 2, 7, 5, 6, 1, 0, 2, 5, 7, 6, 1, 0, 2, 6, 5, 7, 1, 0, 2, 5, 7, 6, 1, 0, 2, 7, 6, 5, 1, 0, 2};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
   static constexpr std::array<std::uint16_t, 8> fallback = {1, 0, 7, 5, 6, 2, 4, 3};
 };
