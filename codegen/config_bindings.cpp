@@ -15,7 +15,8 @@ const std::vector<ConfigBinding>& config_bindings() {
                          {{"strategy", "aotune::jagged_reduce::Strategy"},
                           {"threads", {}},
                           {"vec", {}},
-                          {"chunk", {}}}};
+                          {"chunk", {}},
+                          {"slots", {}}}};
   };
   static const std::vector<ConfigBinding> bindings = {
       jagged_reduce("jagged_sum"),

@@ -28,7 +28,7 @@ const std::vector<ConfigBinding>& config_bindings();
 // config_bindings.cpp).
 const ConfigBinding& config_binding(std::string_view kernel);
 
-// "{.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 256, .vec = 4, .chunk = 0}".
+// "{.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 256, .vec = 4, .chunk = 0, .slots = 1}".
 // Throws InvalidArgument when the JSON lacks a field or has the wrong type.
 std::string config_aggregate(const ConfigBinding& binding, const nlohmann::json& config);
 

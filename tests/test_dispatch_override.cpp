@@ -25,7 +25,7 @@ KernelHeuristic compiled_jagged_sum() {
   h.arch = 90;
   h.source = "compiled";
   h.features = heuristics::current_feature_names(find_kernel("jagged_sum"));
-  h.config_ids = {"group_row.t64.v1"};
+  h.config_ids = {"group_row.t128.v1.s1"};
   h.nodes = {{-1, 0, 1, 0.0}};
   h.leaf_configs = {0};
   h.fallback = {0};

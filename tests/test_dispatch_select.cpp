@@ -14,14 +14,14 @@
 namespace aotune::dispatch {
 namespace {
 
-// jagged_sum on sm90: M < 64 -> group_row.t64.v4 then .v1; else block_row.t256.v8 then .v1.
+// jagged_sum on sm90: M < 64 -> group_row.t128.v4.s1 then .v1; else block_row.t256.v8 then .v1.
 HeuristicStore sm90_store() {
   KernelHeuristic h;
   h.kernel = "jagged_sum";
   h.arch = 90;
   h.source = "test";
   h.features = heuristics::current_feature_names(find_kernel("jagged_sum"));
-  h.config_ids = {"group_row.t64.v4", "group_row.t64.v1", "block_row.t256.v8", "block_row.t256.v1"};
+  h.config_ids = {"group_row.t128.v4.s1", "group_row.t128.v1.s1", "block_row.t256.v8", "block_row.t256.v1"};
   const auto m = static_cast<int32_t>(std::find(h.features.begin(), h.features.end(), "M") -
                                       h.features.begin());
   h.nodes = {{m, 1, 2, 64.0}, {-1, 0, 2, 0.0}, {-1, 2, 2, 0.0}};
@@ -52,7 +52,7 @@ std::string id_of(const Selection& s) {
 TEST(DispatchSelect, UsesTheTreeOfTheDevicesArchitecture) {
   const HeuristicStore store = sm90_store();
   const Selection small = select_jagged_reduce(store, sum_problem(32), 20, 90);
-  EXPECT_EQ(id_of(small), "group_row.t64.v4");
+  EXPECT_EQ(id_of(small), "group_row.t128.v4.s1");
   EXPECT_EQ(small.source, heuristics::ChoiceSource::leaf);
   EXPECT_EQ(small.arch_used, 90);
   EXPECT_EQ(id_of(select_jagged_reduce(store, sum_problem(256), 20, 90)), "block_row.t256.v8");
@@ -68,7 +68,7 @@ TEST(DispatchSelect, TakesTheNextLegalConfigWhenTheLeafsFirstCannotRun) {
   const HeuristicStore store = sm90_store();
   // values 4 bytes off an 8-byte boundary: vec=4 bf16 loads are illegal.
   const Selection s = select_jagged_reduce(store, sum_problem(32, 4100), 20, 90);
-  EXPECT_EQ(id_of(s), "group_row.t64.v1");
+  EXPECT_EQ(id_of(s), "group_row.t128.v1.s1");
   EXPECT_EQ(s.source, heuristics::ChoiceSource::leaf);
   // M=100 is not a multiple of 8: block_row.t256.v8 is illegal on the right side too.
   EXPECT_EQ(id_of(select_jagged_reduce(store, sum_problem(100), 20, 90)), "block_row.t256.v1");

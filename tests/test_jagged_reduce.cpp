@@ -67,6 +67,56 @@ TEST(JaggedReduceSupports, RejectsMoreThan16BytesPerLoad) {
   EXPECT_TRUE(supports({Strategy::block_row, 256, 8, 0}, p).ok);
 }
 
+TEST(JaggedReduceResolved, AutoVecIsTheWidestLegalVector) {
+  Problem p = valid_problem();  // f32, M = 8, pointers 256-aligned
+  const Config a{Strategy::block_row, 256, 0, 0};
+  EXPECT_EQ(resolved(a, p).vec, 4);  // 8 x f32 would exceed 16 bytes
+  p.dtype = DType::bf16;
+  EXPECT_EQ(resolved(a, p).vec, 8);
+  p.M = 6;
+  EXPECT_EQ(resolved(a, p).vec, 2);
+  p.M = 7;
+  EXPECT_EQ(resolved(a, p).vec, 1);
+  p.M = 8;
+  p.out = reinterpret_cast<void*>(std::uintptr_t{1028});  // 4-byte aligned only
+  EXPECT_EQ(resolved(a, p).vec, 2);
+  EXPECT_TRUE(supports(a, p).ok);  // auto never picks an illegal width
+  EXPECT_EQ(config_id(a), "block_row.t256.va");
+  const Config fixed{Strategy::block_row, 256, 4, 0};
+  EXPECT_EQ(resolved(fixed, p), fixed);  // nothing auto: unchanged
+}
+
+TEST(JaggedReduceResolved, AutoChunkSpreadsNnzOverTheSmsWithinItsClamp) {
+  Problem p = valid_problem();
+  const Config a{Strategy::nnz_split, 256, 2, 0};
+  EXPECT_EQ(config_id(a), "nnz_split.t256.v2.ca");
+  EXPECT_EQ(resolved(a, p).chunk, kAutoChunkMin);  // 80 elements: the smallest chunk
+  p.nnz = int64_t{1} << 40;
+  p.M = 64;
+  EXPECT_EQ(resolved(a, p).chunk, kAutoChunkMax);  // 2^46 elements: the largest
+  p.nnz = 4'000'000;
+  p.M = 16;
+  const int chunk = resolved(a, p).chunk;
+  EXPECT_GT(chunk, kAutoChunkMin);
+  EXPECT_LT(chunk, kAutoChunkMax);
+  // About kAutoChunksPerSm blocks per SM on any GPU from 16 to 256 SMs.
+  const int64_t blocks = p.nnz * p.M / chunk;
+  EXPECT_GE(blocks, int64_t{kAutoChunksPerSm} * 16);
+  EXPECT_LE(blocks, int64_t{kAutoChunksPerSm} * 256 + 1);
+  EXPECT_EQ(nnz_split_grid(a, p).rows_per_chunk, chunk / p.M);
+}
+
+TEST(JaggedReduceSupports, GroupRowSlotsMustFitOneWarpWithTheLanes) {
+  Problem p = valid_problem();
+  p.M = 32;  // f32: 32 lanes at vec 1, 8 at vec 4
+  EXPECT_FALSE(supports({Strategy::group_row, 128, 1, 0, 2}, p).ok);
+  const Legality l = supports({Strategy::group_row, 128, 1, 0, 2}, p);
+  EXPECT_THAT(l.reason, HasSubstr("slots=2"));
+  EXPECT_TRUE(supports({Strategy::group_row, 128, 4, 0, 4}, p).ok);   // 8 lanes x 4 slots
+  EXPECT_FALSE(supports({Strategy::block_row, 128, 4, 0, 2}, p).ok);  // not a block_row knob
+  EXPECT_EQ(config_id({Strategy::group_row, 128, 4, 0, 4}), "group_row.t128.v4.s4");
+}
+
 TEST(JaggedReduceValidate, NamesEachBadInputAndItsValue) {
   Problem p = valid_problem();
   p.M = 0;

@@ -33,7 +33,7 @@ TEST(TunerCrash, AConfigThatKillsTheWorkerIsRecordedAsCrashedAndTheSweepGoesOn) 
   write_grid(dir / "grids", small_jagged_sum_grid(3));
   const CliResult r = run_cli(sim_tune_args(dir.path(), "out", {"--json"}), dir.path(),
                               {{"AOTUNE_SIM_CRASH", "block_row.t256.v2"},
-                               {"AOTUNE_SIM_LOSE_CONTEXT", "group_row.t64.v1"},
+                               {"AOTUNE_SIM_LOSE_CONTEXT", "group_row.t128.v1.s1"},
                                {"AOTUNE_SIM_FAIL", "block_row.t128.v1"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto summary = nlohmann::json::parse(r.out);
@@ -43,7 +43,7 @@ TEST(TunerCrash, AConfigThatKillsTheWorkerIsRecordedAsCrashedAndTheSweepGoesOn) 
   const auto db = nlohmann::json::parse(read_text(path));
   ASSERT_EQ(db["shapes"].size(), 3u);
   expect_column(db, "block_row.t256.v2", "crashed", "the worker process died (signal 11");
-  expect_column(db, "group_row.t64.v1", "crashed",
+  expect_column(db, "group_row.t128.v1.s1", "crashed",
                 "crashed the CUDA context: simulated sticky error");
   expect_column(db, "block_row.t128.v1", "failed", "wrong result");
   for (const auto& s : db["shapes"]) EXPECT_FALSE(s["best"].is_null());

@@ -24,17 +24,30 @@ enum class Op { sum, mean };
 
 enum class Strategy {
   block_row,  // one block per (row, column tile); threads split the row's elements, then reduce
-  group_row,  // one group of <= 32 lanes per row, many rows per block: short rows, many of them
-  nnz_split,  // blocks take equal slices of all nnz elements, fp32 atomics + finalize: skewed rows
+  group_row,  // one group of <= 32 lanes per row (slots x lanes along M), many rows per block:
+              // short rows, many of them
+  nnz_split,  // blocks take equal slices of all nnz elements, fp32 atomics, the last block of a
+              // row spread over several finishes it (one launch): skewed rows
 };
 
+// vec = 0 and (nnz_split) chunk = 0 are "auto": resolved() fills them from the problem at every
+// call, so one config adapts where a fixed one would need the heuristic to pick among several.
 struct Config {
   Strategy strategy = Strategy::block_row;
   int threads = 256;  // threads per block
-  int vec = 1;        // elements per load along M (vec * sizeof(T) <= 16)
-  int chunk = 0;      // nnz_split only: values elements (rows*M) per block; 0 otherwise
+  int vec = 1;        // elements per load along M (vec * sizeof(T) <= 16); 0: the widest legal
+  int chunk = 0;      // nnz_split: values elements (rows*M) per block, 0: about kAutoChunksPerSm
+                      // blocks per SM (clamped to [kAutoChunkMin, kAutoChunkMax] elements);
+                      // 0 for the other strategies
+  int slots = 1;      // group_row: lane groups that split each row's elements (1, 2, 4), summed
+                      // with warp shuffles; shortens each thread's serial walk of a short row.
+                      // 1 for the other strategies
   friend bool operator==(const Config&, const Config&) = default;
 };
+
+inline constexpr int kAutoChunksPerSm = 32;
+inline constexpr int64_t kAutoChunkMin = 8192;
+inline constexpr int64_t kAutoChunkMax = 262144;
 
 struct Problem {
   Op op = Op::sum;
@@ -59,6 +72,16 @@ Config config_from_json(const nlohmann::json& j);
 void validate(const Problem& p);
 // Device-side checks of offsets (and feature counts); opt-in, synchronises the stream.
 void validate_device_data(const Problem& p, cudaStream_t stream);
+
+// The concrete config `c` stands for on `p`: an auto vec becomes the widest of 8/4/2/1 that fits
+// 16-byte loads, divides M and matches the alignment of values and out; an auto nnz_split chunk
+// becomes nnz*M / (kAutoChunksPerSm x the current device's SMs, 132 without a device), clamped.
+// Configs without an auto field come back unchanged. workspace_bytes() and launch() resolve first.
+Config resolved(const Config& c, const Problem& p);
+
+// Legal for every device: supports() resolves an auto chunk to kAutoChunkMin (the most chunks any
+// device's resolution gives) and never touches CUDA, so a tuner's parent process can ask it before
+// forking its GPU workers (a CUDA runtime initialised before fork() is unusable in the child).
 
 Legality supports(const Config& c, const Problem& p);
 // Scratch memory a config needs (16-byte aligned); pass at least this many bytes to launch(). The

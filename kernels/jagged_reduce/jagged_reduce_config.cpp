@@ -1,10 +1,13 @@
 // Config space, ids, JSON, legality and host-side validation of jagged_sum / jagged_mean.
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 
+#include "kernels/common/device_props.h"
 #include "kernels/common/errors.h"
 #include "kernels/common/offsets_check.h"
 #include "kernels/jagged_reduce/jagged_reduce.h"
@@ -33,17 +36,35 @@ bool aligned(const void* p, std::size_t bytes) {
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
 }
 
+// SMs the auto chunk divides the work over: the current device's, or an H200's where there is no
+// usable device (host-side legality checks and tests; the chunk only changes speed, never results).
+int sm_count_for_chunks() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    (void)cudaGetLastError();  // clear the sticky "no device" error for later calls
+    return 132;
+  }
+  return current_device_sm_count();
+}
+
 }  // namespace
 
 const std::vector<Config>& config_space() {
   static const std::vector<Config> space = [] {
     std::vector<Config> s;
+    // Auto vec (0) for block_row: its best vector is nearly always the widest legal one (session-5
+    // databases), and a fixed width forces the heuristic to split on M's divisibility. nnz_split
+    // keeps fixed widths (v2/v4 win there; v8 was best on 2 of 282 shapes, so it is gone) and gets
+    // an auto chunk (0), whose fixed sizes decided a quarter of jagged_sum's held-out loss.
     for (int threads : {128, 256, 512})
-      for (int vec : {1, 2, 4, 8}) s.push_back({Strategy::block_row, threads, vec, 0});
-    for (int threads : {64, 128, 256})
-      for (int vec : {1, 2, 4, 8}) s.push_back({Strategy::group_row, threads, vec, 0});
-    for (int chunk : {16384, 65536, 262144})
-      for (int vec : {1, 2, 4, 8}) s.push_back({Strategy::nnz_split, 256, vec, chunk});
+      for (int vec : {0, 1, 2, 4, 8}) s.push_back({Strategy::block_row, threads, vec, 0});
+    // group_row: its block size mattered little (t64/t128/t256 within 2 % of each other on most
+    // shapes), its serial walk of each row a lot on B = 16384-32768 rows of 16-64 elements, so
+    // the threads knob gave way to slots.
+    for (int slots : {1, 2, 4})
+      for (int vec : {1, 2, 4, 8}) s.push_back({Strategy::group_row, 128, vec, 0, slots});
+    for (int chunk : {16384, 65536, 262144, 0})
+      for (int vec : {1, 2, 4}) s.push_back({Strategy::nnz_split, 256, vec, chunk});
     return s;
   }();
   return space;
@@ -51,18 +72,50 @@ const std::vector<Config>& config_space() {
 
 std::string config_id(const Config& c) {
   std::string id = std::string(strategy_name(c.strategy)) + ".t" + std::to_string(c.threads) + ".v" +
-                   std::to_string(c.vec);
-  if (c.strategy == Strategy::nnz_split) id += ".c" + std::to_string(c.chunk);
+                   (c.vec == 0 ? std::string("a") : std::to_string(c.vec));
+  if (c.strategy == Strategy::nnz_split) id += ".c" + (c.chunk == 0 ? std::string("a") : std::to_string(c.chunk));
+  if (c.strategy == Strategy::group_row) id += ".s" + std::to_string(c.slots);
   return id;
 }
 
+namespace {
+
+// resolved(), with the auto chunk's SM count left to the caller.
+Config resolve(const Config& c, const Problem& p, int64_t auto_chunk_sms) {
+  Config r = c;
+  const std::size_t s = dtype_size(p.dtype);
+  if (r.vec == 0) {
+    r.vec = 1;
+    for (int v : {8, 4, 2}) {
+      if (v * s <= 16 && p.M % v == 0 && aligned(p.values, v * s) && aligned(p.out, v * s)) {
+        r.vec = v;
+        break;
+      }
+    }
+  }
+  if (r.strategy == Strategy::nnz_split && r.chunk == 0) {
+    const int64_t blocks = int64_t{kAutoChunksPerSm} * auto_chunk_sms;
+    const int64_t elems = p.nnz > 0 ? p.nnz * p.M : 0;  // validate() bounded nnz*M
+    r.chunk = static_cast<int>(std::clamp<int64_t>((elems + blocks - 1) / blocks, kAutoChunkMin, kAutoChunkMax));
+  }
+  return r;
+}
+
+}  // namespace
+
+Config resolved(const Config& c, const Problem& p) {
+  const bool auto_chunk = c.strategy == Strategy::nnz_split && c.chunk == 0;
+  return resolve(c, p, auto_chunk ? sm_count_for_chunks() : 1);
+}
+
 nlohmann::json to_json(const Config& c) {
-  return {{"strategy", strategy_name(c.strategy)}, {"threads", c.threads}, {"vec", c.vec}, {"chunk", c.chunk}};
+  return {{"strategy", strategy_name(c.strategy)}, {"threads", c.threads}, {"vec", c.vec}, {"chunk", c.chunk},
+          {"slots", c.slots}};
 }
 
 Config config_from_json(const nlohmann::json& j) {
   return {parse_strategy(j.at("strategy").get<std::string>()), j.at("threads").get<int>(),
-          j.at("vec").get<int>(), j.value("chunk", 0)};
+          j.at("vec").get<int>(), j.value("chunk", 0), j.value("slots", 1)};
 }
 
 void validate(const Problem& p) {
@@ -88,7 +141,9 @@ void validate(const Problem& p) {
   }
 }
 
-Legality supports(const Config& c, const Problem& p) {
+Legality supports(const Config& auto_config, const Problem& p) {
+  // An SM count this large clamps an auto chunk to kAutoChunkMin, without asking the device.
+  const Config c = resolve(auto_config, p, std::numeric_limits<int32_t>::max());
   const std::size_t s = dtype_size(p.dtype);
   if (c.vec * s > 16) {
     return Legality::no("vec=" + std::to_string(c.vec) + " x " + std::to_string(s) + " bytes exceeds 16-byte loads");
@@ -105,6 +160,15 @@ Legality supports(const Config& c, const Problem& p) {
   const int64_t tx = std::min<int64_t>(c.strategy == Strategy::group_row ? 32 : c.threads, lanes);
   const int64_t col_tiles = (lanes + tx - 1) / tx;
   if (col_tiles > 65535) return Legality::no("M=" + std::to_string(p.M) + " needs more than 65535 column tiles");
+  if (c.slots != 1) {
+    if (c.strategy != Strategy::group_row) return Legality::no("slots=" + std::to_string(c.slots) + " is a group_row knob");
+    int group_lanes = 1;  // lanes along M, a power of two as the launch rounds them
+    while (group_lanes < 32 && group_lanes < lanes) group_lanes *= 2;
+    if (c.slots < 1 || (c.slots & (c.slots - 1)) != 0 || group_lanes * c.slots > 32 || c.threads % 32 != 0) {
+      return Legality::no("group_row with slots=" + std::to_string(c.slots) + " needs slots x lanes <= 32 (one warp), got " +
+                          std::to_string(group_lanes) + " lanes for M=" + std::to_string(p.M) + ", vec=" + std::to_string(c.vec));
+    }
+  }
   if (c.strategy == Strategy::nnz_split) {
     // Its row bookkeeping uses lane 0 of three warps; its block sums halve the row groups.
     if (c.threads < 96 || (c.threads & (c.threads - 1)) != 0) {
@@ -118,7 +182,8 @@ Legality supports(const Config& c, const Problem& p) {
   return Legality::yes();
 }
 
-NnzSplitGrid nnz_split_grid(const Config& c, const Problem& p) {
+NnzSplitGrid nnz_split_grid(const Config& auto_config, const Problem& p) {
+  const Config c = resolved(auto_config, p);
   NnzSplitGrid g;
   const int64_t lanes = (p.M + c.vec - 1) / c.vec;
   while (g.tx < c.threads && g.tx < lanes) g.tx *= 2;  // a power of two, as block_row's

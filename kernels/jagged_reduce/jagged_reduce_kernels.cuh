@@ -90,37 +90,84 @@ __global__ void block_row_kernel(const T* __restrict__ values, const IndexT* __r
   store<T, VEC>(out, b, M, c0, cols, row_scale(mean, end - start), acc);
 }
 
-// group_row: TX (<= 32) lanes per row, TY = blockDim.x / TX rows per block; each thread walks its
-// row alone, so no shared memory or barrier. For many short rows.
+// group_row: a group of TX x SLOTS (<= 32, within one warp) threads per row, blockDim.x / (TX x
+// SLOTS) rows per block. TX lanes run along M; the SLOTS lane groups take every SLOTS-th element of
+// the row, so a thread walks len/SLOTS elements alone (no shared memory or barrier), and the slots'
+// partials meet by warp shuffles. For many short rows: SLOTS > 1 shortens the chain of dependent
+// loads each thread waits on, which is what limits rows of 16-64 elements.
 template <typename T, typename IndexT, int VEC>
 __global__ void group_row_kernel(const T* __restrict__ values, const IndexT* __restrict__ offsets,
                                  const IndexT* __restrict__ fc, T* __restrict__ out, int64_t B, int64_t M,
-                                 int tx_lanes, bool mean) {
-  const int tx = threadIdx.x % tx_lanes, ty = threadIdx.x / tx_lanes;
-  const int64_t b = int64_t(blockIdx.x) * (blockDim.x / tx_lanes) + ty;
-  if (b >= B) return;
+                                 int tx_lanes, int slots, bool mean) {
+  const int group = tx_lanes * slots;
+  const int in_group = threadIdx.x % group;
+  const int slot = in_group / tx_lanes, tx = in_group % tx_lanes;
+  const int64_t b = int64_t(blockIdx.x) * (blockDim.x / group) + threadIdx.x / group;
   const int64_t c0 = (int64_t(blockIdx.y) * tx_lanes + tx) * VEC;
-  if (c0 >= M) return;
-  const int64_t start = offsets[b], end = offsets[b + 1];
-  const int64_t cols = row_cols(fc, b, M);
-  float acc[VEC] = {};
-  int64_t e = start;
-  for (; e + 3 < end; e += 4) {
-    accumulate<T, VEC>(acc, values, e, M, c0, cols);
-    accumulate<T, VEC>(acc, values, e + 1, M, c0, cols);
-    accumulate<T, VEC>(acc, values, e + 2, M, c0, cols);
-    accumulate<T, VEC>(acc, values, e + 3, M, c0, cols);
+  // No early return: every lane of the warp takes part in the shuffles below.
+  const bool active = b < B && c0 < M;
+  int64_t start = 0, end = 0, cols = 0;
+  if (b < B) {
+    start = offsets[b];
+    end = offsets[b + 1];
+    cols = row_cols(fc, b, M);
   }
-  for (; e < end; ++e) accumulate<T, VEC>(acc, values, e, M, c0, cols);
-  store<T, VEC>(out, b, M, c0, cols, row_scale(mean, end - start), acc);
+  float acc[VEC] = {};
+  if (active) {
+    int64_t e = start + slot;
+    for (; e + 3 * slots < end; e += 4 * slots) {
+      accumulate<T, VEC>(acc, values, e, M, c0, cols);
+      accumulate<T, VEC>(acc, values, e + slots, M, c0, cols);
+      accumulate<T, VEC>(acc, values, e + 2 * slots, M, c0, cols);
+      accumulate<T, VEC>(acc, values, e + 3 * slots, M, c0, cols);
+    }
+    for (; e < end; e += slots) accumulate<T, VEC>(acc, values, e, M, c0, cols);
+  }
+  // Lanes tx, tx + tx_lanes, tx + 2 tx_lanes, ... hold the slots of one column: xor over the slot bits.
+  for (int o = tx_lanes; o < group; o <<= 1) {
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
+  }
+  if (active && slot == 0) store<T, VEC>(out, b, M, c0, cols, row_scale(mean, end - start), acc);
 }
 
-// Row holding element e: the last b with offsets[b] <= e (skips empty rows). offsets[0] = 0 <= e.
+// Row holding element e (the last b with offsets[b] <= e), searched by the whole block at once:
+// each round every thread probes one of blockDim.x evenly spaced rows and __syncthreads_count
+// tells how many lie at or before e, so the range shrinks by blockDim.x + 1 per round (B = 10^6:
+// 3 rounds of one load each, where a binary search is 20 dependent loads). Every thread of the
+// block calls it with the same e and gets the same row. Requires 0 <= e < offsets[B].
 template <typename IndexT>
-__device__ __forceinline__ int64_t find_row(const IndexT* offsets, int64_t B, int64_t e) {
+__device__ __forceinline__ int64_t block_find_row(const IndexT* offsets, int64_t B, int64_t e) {
   int64_t lo = 0, hi = B;  // invariant: offsets[lo] <= e < offsets[hi]
+  const int64_t n = blockDim.x;
   while (hi - lo > 1) {
-    const int64_t mid = (lo + hi) / 2;
+    const int64_t r = hi - lo;
+    const int64_t p = lo + (int64_t(threadIdx.x) + 1) * r / (n + 1);  // nondecreasing in threadIdx.x
+    const int count = __syncthreads_count(p < hi && static_cast<int64_t>(offsets[p]) <= e);
+    // The probes at or before e form a prefix (offsets ascend): the last of them is the new lo,
+    // the first after them the new hi. Probes equal to lo count as "at or before" and are
+    // harmless; when r <= n + 1 the probes cover every row in range, so the next range is 1 row.
+    const int64_t new_lo = count > 0 ? lo + int64_t(count) * r / (n + 1) : lo;
+    const int64_t new_hi = count < n ? lo + (int64_t(count) + 1) * r / (n + 1) : hi;
+    lo = new_lo;
+    hi = new_hi > new_lo ? new_hi : new_lo + 1;
+  }
+  return lo;
+}
+
+// Row holding element e, given a row lo with offsets[lo] <= e: a galloping search upward from lo,
+// so a thread whose element is near e's block start (the usual case) needs one or two loads, and
+// those hit the lines the block search just brought in. Requires e < offsets[B].
+template <typename IndexT>
+__device__ __forceinline__ int64_t find_row_from(const IndexT* offsets, int64_t B, int64_t e, int64_t lo) {
+  int64_t step = 1, hi = lo + 1;
+  while (hi < B && static_cast<int64_t>(offsets[hi]) <= e) {
+    lo = hi;
+    step *= 2;
+    hi = min(B, lo + step);
+  }
+  while (hi - lo > 1) {  // offsets[lo] <= e < offsets[hi]
+    const int64_t mid = lo + (hi - lo) / 2;
     if (static_cast<int64_t>(offsets[mid]) <= e) lo = mid; else hi = mid;
   }
   return lo;
@@ -203,8 +250,11 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
   float tail[VEC] = {};  // its partial of the row it ended in
   int64_t tail_row = -1;
   int64_t e = e_begin + ty;
+  // The head row by one block-wide search (uniform condition: every thread takes part), then each
+  // thread's first row by a short search up from it.
+  const int64_t first_row = e_begin < e_end ? block_find_row(offsets, B, e_begin) : 0;
   if (c0 < M && e < e_end) {
-    int64_t row = find_row(offsets, B, e);
+    int64_t row = find_row_from(offsets, B, e, first_row);
     if (ty == 0 && tx == 0) s_row[0] = row;
     // The first row this thread meets is the head row exactly when it starts at or before e_begin.
     bool in_head = static_cast<int64_t>(offsets[row]) <= e_begin;

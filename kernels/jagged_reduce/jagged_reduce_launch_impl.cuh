@@ -40,10 +40,11 @@ void launch_vec(const Config& c, const Problem& p, void* workspace, cudaStream_t
     }
     case Strategy::group_row: {
       const int tx = std::min<int>(32, pow2_ceil(lanes));
-      const int rows_per_block = c.threads / tx;
+      const int rows_per_block = c.threads / (tx * c.slots);  // supports(): tx * slots <= 32
       const dim3 grid(static_cast<unsigned>((p.B + rows_per_block - 1) / rows_per_block),
                       static_cast<unsigned>((lanes + tx - 1) / tx));
-      device::group_row_kernel<T, IndexT, VEC><<<grid, c.threads, 0, stream>>>(values, offsets, fc, out, p.B, p.M, tx, mean);
+      device::group_row_kernel<T, IndexT, VEC><<<grid, c.threads, 0, stream>>>(values, offsets, fc, out, p.B, p.M, tx,
+                                                                            c.slots, mean);
       break;
     }
     case Strategy::nnz_split: {
