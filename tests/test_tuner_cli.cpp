@@ -74,6 +74,9 @@ TEST(TunerCli, TheJsonSummaryCountsCellsAndNamesTheOutput) {
   EXPECT_EQ(cells["ok"].get<int>() + cells["illegal"].get<int>() + cells["skipped"].get<int>(),
             3 * static_cast<int>(db["configs"].size()));  // every (shape, config) cell once
   EXPECT_GT(cells["skipped"].get<int>(), 0) << "quick effort should leave configs unmeasured";
+  // Each worker says where its time went (inputs, measuring, saving).
+  EXPECT_NE(r.err.find("3 shapes: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("s waiting for inputs"), std::string::npos) << r.err;
   EXPECT_EQ(db["protocol"]["effort"], "quick");
   for (const auto& s : db["shapes"]) EXPECT_EQ(s["search"], "quick");
 }

@@ -68,6 +68,7 @@ class Worker {
       if (job_.deadline && Clock::now() >= *job_.deadline) {
         spdlog::warn("[{}] the budget is spent: {} shapes left; rerun with --resume to finish",
                      job_.label, todo.size() - k);
+        log_split();
         return kWorkerBudgetSpent;
       }
       // Exhaustive while the rest fits this job's share of the budget, quick once it does not.
@@ -81,7 +82,12 @@ class Worker {
       const auto t0 = Clock::now();
       try {
         journal_.write({s->key, -1, "prepare", ""});
+        // Waiting here means building inputs (host data, float64 reference, upload) is slower
+        // than measuring the shape before: the overlap no longer hides it.
         Prepared prepared = next.valid() ? next.get() : Prepared{};
+        if (!prepared.runner && !prepared.error && !whole_shape_crashed(*s)) prepared = prepare(*s);
+        const auto t_inputs = Clock::now();
+        split_.inputs_s += seconds_between(t0, t_inputs);
         // Build the next shape's inputs (host work, then an upload) while this one is measured.
         if (device_.protocol().overlap_inputs && k + 1 < todo.size() &&
             !whole_shape_crashed(*todo[k + 1])) {
@@ -89,9 +95,13 @@ class Worker {
           next = std::async(std::launch::async, [this, following] { return prepare(*following); });
         }
         const ShapeResult result = measure_shape(*s, mode, std::move(prepared));
+        const auto t_measured = Clock::now();
+        split_.measure_s += seconds_between(t_inputs, t_measured);
         db_.put(result);
         journal_.write({s->key, -1, "save", ""});
         save_database(job_.db_path, db_, &printed_);
+        split_.save_s += seconds_between(t_measured, Clock::now());
+        ++split_.shapes;
         progress.shape_done(s->key, estimate[s], outcome(result));
       } catch (const ContextLost& lost) {
         journal_.write({s->key, lost.config, lost.phase, lost.error});
@@ -101,17 +111,38 @@ class Worker {
       } catch (const BudgetSpent&) {
         spdlog::warn("[{}] the budget is spent in the middle of {}; rerun with --resume to finish",
                      job_.label, s->key);
+        log_split();
         return kWorkerBudgetSpent;
       }
       left -= estimate[s];
       spent_ += std::chrono::duration<double>(Clock::now() - t0).count();
       estimated_ += estimate[s];
     }
+    log_split();
     return 0;
   }
 
  private:
   struct BudgetSpent {};
+
+  // Where a worker's wall time went, so a slow sweep says whether inputs, timing or saving was
+  // the bottleneck.
+  struct TimeSplit {
+    std::size_t shapes = 0;
+    double inputs_s = 0;   // waiting for a shape's inputs (not hidden by the overlap)
+    double measure_s = 0;  // checks, timing, re-timing near ties
+    double save_s = 0;     // rewriting the database after each shape
+  };
+
+  static double seconds_between(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  }
+
+  void log_split() const {
+    if (split_.shapes == 0) return;
+    spdlog::info("[{}] {} shapes: {:.1f} s waiting for inputs, {:.1f} s measuring, {:.1f} s saving",
+                 job_.label, split_.shapes, split_.inputs_s, split_.measure_s, split_.save_s);
+  }
 
   // How much longer shapes take than the device model says, once there is evidence.
   double pace() const { return estimated_ > 0 ? std::max(spent_ / estimated_, 0.1) : 1.0; }
@@ -166,7 +197,6 @@ class Worker {
     if (mode != SearchMode::none) plan.seeds = neighbour_seeds(db_, s, 3);
     r.search = std::string(to_string(mode));
 
-    if (!prepared.runner && !prepared.error) prepared = prepare(s);
     std::unique_ptr<ShapeRunner> runner = std::move(prepared.runner);
     try {
       if (prepared.error) std::rethrow_exception(prepared.error);
@@ -237,6 +267,7 @@ class Worker {
   std::vector<std::vector<std::size_t>> neighbours_;
   double spent_ = 0;
   double estimated_ = 0;
+  TimeSplit split_;
 };
 
 }  // namespace
