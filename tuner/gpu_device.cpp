@@ -79,13 +79,7 @@ class GpuShapeRunner final : public ShapeRunner {
     int rounds = p.min_reps;
     for (std::size_t c : configs) {
       for (int w = 0; w < warmup; ++w) workload_->launch(c, s);
-      auto& ev = device_.events(2);
-      device_.flush_l2();
-      ev[0].record(s);
-      workload_->launch(c, s);
-      ev[1].record(s);
-      AOTUNE_CUDA_CHECK(cudaStreamSynchronize(s));
-      rounds = std::max(rounds, reps_for(1000.0 * ev[1].elapsed_ms_since(ev[0]), p));
+      rounds = std::max(rounds, reps_for(flushed_launch_us(c), p));
     }
     // Round-robin: A/B/A/B... so clock and thermal drift hit every config alike.
     const std::size_t n = configs.size();
