@@ -21,7 +21,7 @@ class GpuShapeRunner final : public ShapeRunner {
 
   Timing time(std::size_t config, double loser_above_us) override {
     const TimingProtocol& p = device_.protocol();
-    if (loser_above_us <= 0 || p.loser_reps < 1) return timed(config, p.warmup);
+    if (loser_above_us <= 0) return timed(config, p.warmup);
     // The check launch has just run (code loaded, TLBs warm): two flushed launches over the bar
     // make a clear loser (one could be slowed by something else on the GPU); anything else goes
     // on to the full protocol, these launches standing in for warm-up.

@@ -4,7 +4,9 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
+#include <utility>
 
 #include "kernels/common/errors.h"
 #include "tuner/atomic_file.h"
@@ -51,20 +53,25 @@ std::string why_not_current(const ResultsDatabase& existing, const ResultsDataba
 bool adopt_grown_grid(ResultsDatabase& db, const ResultsDatabase& header, const ShapeGrid& grid,
                       std::string* missing) {
   if (db.grid_digest == header.grid_digest && db.grid_shapes == header.grid_shapes) return false;
-  ResultsDatabase same_grid = db;
-  same_grid.grid_digest = header.grid_digest;
-  same_grid.grid_shapes = header.grid_shapes;
-  if (!why_not_current(same_grid, header).empty()) return false;
+  // Everything but the grid must match: compare with the new grid's fields in place (no copy of
+  // the shapes), and put the old ones back if anything else differs or a shape is gone.
+  std::string old_digest = std::exchange(db.grid_digest, header.grid_digest);
+  const int64_t old_shapes = std::exchange(db.grid_shapes, header.grid_shapes);
+  auto keep_old_grid = [&] {
+    db.grid_digest = std::move(old_digest);
+    db.grid_shapes = old_shapes;
+    return false;
+  };
+  if (!why_not_current(db, header).empty()) return keep_old_grid();
   std::map<std::string, int64_t> index;
   for (const GridShape& s : grid.shapes) index.emplace(s.key, s.index);
   for (const ShapeResult& s : db.shapes) {
     if (!index.count(s.key)) {
       *missing = s.key;
-      return false;
+      return keep_old_grid();
     }
   }
-  for (ShapeResult& s : same_grid.shapes) s.index = index.at(s.key);
-  db = std::move(same_grid);
+  for (ShapeResult& s : db.shapes) s.index = index.at(s.key);
   return true;
 }
 

@@ -25,9 +25,11 @@ struct ContextLost {
   std::string phase;
 };
 
-double seconds_until(Clock::time_point t) {
-  return std::chrono::duration<double>(t - Clock::now()).count();
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
 }
+
+double seconds_until(Clock::time_point t) { return seconds_between(Clock::now(), t); }
 
 // One shape's inputs, or why they could not be built.
 struct Prepared {
@@ -115,7 +117,7 @@ class Worker {
         return kWorkerBudgetSpent;
       }
       left -= estimate[s];
-      spent_ += std::chrono::duration<double>(Clock::now() - t0).count();
+      spent_ += seconds_between(t0, Clock::now());
       estimated_ += estimate[s];
     }
     log_split();
@@ -133,10 +135,6 @@ class Worker {
     double measure_s = 0;  // checks, timing, re-timing near ties
     double save_s = 0;     // rewriting the database after each shape
   };
-
-  static double seconds_between(Clock::time_point a, Clock::time_point b) {
-    return std::chrono::duration<double>(b - a).count();
-  }
 
   void log_split() const {
     if (split_.shapes == 0) return;
