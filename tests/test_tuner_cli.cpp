@@ -123,5 +123,35 @@ TEST(TunerCli, ClearLosersGetFewRepetitionsUnlessTurnedOff) {
   EXPECT_GT(losers, 0) << "the simulated space has configs over 1.2x slower than the best";
 }
 
+// Adding shapes to a grid keeps what was measured: --resume measures only the new shapes, and the
+// database equals a straight sweep of the grown grid. Removing a measured shape is refused.
+TEST(TunerCli, AGrownGridResumesOnlyTheNewShapesAndAShrunkOneIsRefused) {
+  TempDir dir;
+  write_grid(dir / "grids", small_jagged_sum_grid(3));
+  ASSERT_EQ(run_cli(sim_tune_args(dir.path(), "out", {}), dir.path()).exit_code, 0);
+  write_grid(dir / "grids", small_jagged_sum_grid(5));
+  const CliResult plain = run_cli(sim_tune_args(dir.path(), "out", {}), dir.path());
+  EXPECT_EQ(plain.exit_code, 2) << "an incomplete database needs --resume";
+  EXPECT_NE(plain.err.find("3 of 5 shapes measured"), std::string::npos) << plain.err;
+  const CliResult grown =
+      run_cli(sim_tune_args(dir.path(), "out", {"--resume", "--json"}), dir.path());
+  ASSERT_EQ(grown.exit_code, 0) << grown.err;
+  EXPECT_NE(grown.err.find("the grid grew to 5 shapes"), std::string::npos) << grown.err;
+  EXPECT_EQ(nlohmann::json::parse(grown.out)["kernels"][0]["measured_this_run"], 2);
+  ASSERT_EQ(run_cli(sim_tune_args(dir.path(), "straight", {}), dir.path()).exit_code, 0);
+  const auto resumed = nlohmann::json::parse(read_text(dir / "out/sm90/jagged_sum.json"));
+  const auto straight = nlohmann::json::parse(read_text(dir / "straight/sm90/jagged_sum.json"));
+  EXPECT_EQ(resumed["grid"], straight["grid"]);
+  EXPECT_EQ(resumed["shapes"], straight["shapes"]);
+
+  const std::string before = read_text(dir / "out/sm90/jagged_sum.json");
+  write_grid(dir / "grids", small_jagged_sum_grid(4));
+  const CliResult shrunk = run_cli(sim_tune_args(dir.path(), "out", {"--resume"}), dir.path());
+  EXPECT_EQ(shrunk.exit_code, 2);
+  EXPECT_NE(shrunk.err.find("no longer in the grid"), std::string::npos) << shrunk.err;
+  EXPECT_NE(shrunk.err.find("--force"), std::string::npos) << shrunk.err;
+  EXPECT_EQ(read_text(dir / "out/sm90/jagged_sum.json"), before) << "a refused resume wrote";
+}
+
 }  // namespace
 }  // namespace aotune::tuner_test

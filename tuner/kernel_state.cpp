@@ -43,6 +43,31 @@ std::string why_not_current(const ResultsDatabase& existing, const ResultsDataba
   return diff.empty() ? "" : "it differs in " + diff;
 }
 
+// A database of an earlier version of this grid whose every shape is still in it (shapes were
+// added: new generators or values): re-indexes its shapes to the grid and takes the grid's digest,
+// so a resume measures only the new shapes. Returns false, touching nothing, when it differs in
+// anything else or a measured shape is no longer in the grid (`missing` then names one), since
+// continuing would drop measurements.
+bool adopt_grown_grid(ResultsDatabase& db, const ResultsDatabase& header, const ShapeGrid& grid,
+                      std::string* missing) {
+  if (db.grid_digest == header.grid_digest && db.grid_shapes == header.grid_shapes) return false;
+  ResultsDatabase same_grid = db;
+  same_grid.grid_digest = header.grid_digest;
+  same_grid.grid_shapes = header.grid_shapes;
+  if (!why_not_current(same_grid, header).empty()) return false;
+  std::map<std::string, int64_t> index;
+  for (const GridShape& s : grid.shapes) index.emplace(s.key, s.index);
+  for (const ShapeResult& s : db.shapes) {
+    if (!index.count(s.key)) {
+      *missing = s.key;
+      return false;
+    }
+  }
+  for (ShapeResult& s : same_grid.shapes) s.index = index.at(s.key);
+  db = std::move(same_grid);
+  return true;
+}
+
 // Temporaries of this database's own files (itself, its worker pieces, journals, crash list) left
 // by a process killed mid-write. Only called under the database's lock.
 void remove_stale_temporaries(const std::string& db_path) {
@@ -97,8 +122,21 @@ KernelState prepare_kernel(const TuneOptions& o, const DeviceSetup& setup, const
   }
 
   const std::set<std::size_t> mine(st.mine.begin(), st.mine.end());
-  auto fold = [&](const std::string& origin, const ResultsDatabase& db) {
-    if (const std::string why = why_not_current(db, st.base); !why.empty()) {
+  auto fold = [&](const std::string& origin, ResultsDatabase db) {
+    std::string missing;
+    if (adopt_grown_grid(db, st.base, st.grid, &missing)) {
+      spdlog::info(
+          "{}: the grid grew to {} shapes; its {} measured shapes are all still in it and "
+          "are kept",
+          origin, st.grid.shapes.size(), db.shapes.size());
+    }
+    if (std::string why = why_not_current(db, st.base); !why.empty()) {
+      if (!missing.empty()) {
+        why += fmt::format(
+            " and shape {} it measured is no longer in the grid (continuing would "
+            "drop it)",
+            missing);
+      }
       // A killed `tune -k a,b --force` leaves b on its old database; --force on the whole list
       // would throw away a's finished shapes too, hence the per-kernel hint.
       throw InvalidArgument(
