@@ -233,6 +233,40 @@ TEST(CausalTrailingMeanSupports, RejectsAConfigWithoutACompiledKernel) {
   EXPECT_FALSE(supports(Config{Unit::block, 256, 4, 17}, p).ok);  // past kMaxSegTiles
 }
 
+TEST(CausalTrailingMeanSupports, ThreadUnitTakesWindowsUpToItsLimitAndNamesTheWindowBeyond) {
+  const Config thread{Unit::thread, 128, 1, 1};
+  Problem p = valid_problem();
+  p.T = 4096;
+  p.cf = detail::kMaxThreadWindow;
+  EXPECT_TRUE(supports(thread, p).ok);
+  p.cf = detail::kMaxThreadWindow + 1;
+  const Legality wide = supports(thread, p);
+  EXPECT_FALSE(wide.ok);
+  EXPECT_NE(wide.reason.find("window"), std::string::npos) << wide.reason;
+  EXPECT_NE(wide.reason.find(std::to_string(detail::kMaxThreadWindow + 1)), std::string::npos) << wide.reason;
+  p.T = 20;  // the window is min(cf, T): prefix means of short rows stay cheap
+  p.cf = 100000;
+  EXPECT_TRUE(supports(thread, p).ok);
+  // No tiles or segments: only vecs 1, seg_tiles 1, not persistent has a kernel.
+  EXPECT_FALSE(supports(Config{Unit::thread, 128, 2, 1}, p).ok);
+  EXPECT_FALSE(supports(Config{Unit::thread, 128, 1, 4}, p).ok);
+  EXPECT_FALSE(supports(Config{Unit::thread, 128, 1, 1, true}, p).ok);
+  EXPECT_FALSE(supports(Config{Unit::thread, 64, 1, 1}, p).ok);
+}
+
+TEST(CausalTrailingMeanConfigSpace, ThreadUnitConfigsAreAppendedWithShortIdsThatRoundTrip) {
+  const auto& space = config_space();
+  ASSERT_GE(space.size(), 2u);
+  // Appended after the scanning configs, so earlier database config numbers keep their meaning.
+  EXPECT_EQ(config_id(space[space.size() - 2]), "thread.t128");
+  EXPECT_EQ(config_id(space.back()), "thread.t256");
+  for (const auto& c : space) {
+    if (c.unit != Unit::thread) continue;
+    EXPECT_EQ(config_from_json(to_json(c)), c) << config_id(c);
+    EXPECT_EQ(to_json(c).at("unit"), "thread");
+  }
+}
+
 TEST(CausalTrailingMeanFeatures, ListsCallerKnownSizesInAFixedOrder) {
   const Features f = features(DType::bf16, 4, 8, 100, 1000);
   ASSERT_EQ(f.size(), 7u);

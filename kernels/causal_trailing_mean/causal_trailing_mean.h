@@ -24,14 +24,18 @@ namespace aotune::causal_trailing_mean {
 enum class Unit {
   block,  // one block scans a segment of a row: long rows
   warp,   // one warp scans a segment of a row, threads/32 rows per block: short rows, many of them
+  thread,  // one thread per output sums its window straight from memory (O(cf) loads each, cf at
+           // most detail::kMaxThreadWindow): tiny, latency-bound problems, where the scanning
+           // kernels' longer code and cross-lane steps cost more than the arithmetic they save
 };
 
 struct Config {
   Unit unit = Unit::block;
   int threads = 256;   // threads per block (128 or 256)
   int vecs = 2;        // 16-byte vectors per thread per tile (1, 2 or 4); a tile is unit-threads *
-                       // vecs * (16 / element size) elements
-  int seg_tiles = 4;   // tiles per independent segment, 1..16 (each starts with a halo sum)
+                       // vecs * (16 / element size) elements (thread unit: 1, no tiles)
+  int seg_tiles = 4;   // tiles per independent segment, 1..16 (each starts with a halo sum; thread
+                       // unit: 1, no segments)
   // false: one work item (row segment) per scanning unit, the grid covers all of them. true: the
   // grid is what the GPU holds at once and each unit walks many items, loading its next item's
   // first tile while it scans the current one's last.

@@ -12,12 +12,20 @@ namespace aotune::causal_trailing_mean {
 
 namespace {
 
-const char* unit_name(Unit u) { return u == Unit::block ? "block" : "warp"; }
+const char* unit_name(Unit u) {
+  switch (u) {
+    case Unit::block: return "block";
+    case Unit::warp: return "warp";
+    case Unit::thread: return "thread";
+  }
+  return "unknown";
+}
 
 Unit parse_unit(const std::string& s) {
   if (s == "block") return Unit::block;
   if (s == "warp") return Unit::warp;
-  throw InvalidArgument("unknown causal_trailing_mean unit '" + s + "' (expected block or warp)");
+  if (s == "thread") return Unit::thread;
+  throw InvalidArgument("unknown causal_trailing_mean unit '" + s + "' (expected block, warp or thread)");
 }
 
 std::string pointer_text(const void* p) {
@@ -39,12 +47,15 @@ const std::vector<Config>& config_space() {
         for (int threads : {128, 256})
           for (int vecs : {1, 2, 4})
             for (int seg_tiles : {1, 4, 16}) s.push_back({unit, threads, vecs, seg_tiles, persistent});
+    // Appended (indices are database config numbers): one thread per output, for tiny problems.
+    for (int threads : {128, 256}) s.push_back({Unit::thread, threads, 1, 1, false});
     return s;
   }();
   return space;
 }
 
 std::string config_id(const Config& c) {
+  if (c.unit == Unit::thread) return std::string(unit_name(c.unit)) + ".t" + std::to_string(c.threads);
   return std::string(unit_name(c.unit)) + ".t" + std::to_string(c.threads) + ".v" +
          std::to_string(c.vecs) + ".s" + std::to_string(c.seg_tiles) + (c.persistent ? ".p" : "");
 }
@@ -99,10 +110,20 @@ void validate(const Problem& p) {
 Legality supports(const Config& c, const Problem& p) {
   if (!detail::has_instance(c)) {
     return Legality::no("no compiled kernel for " + config_id(c) +
-                        " (threads 128|256, vecs 1|2|4, seg_tiles 1.." +
-                        std::to_string(detail::kMaxSegTiles) + ")");
+                        (c.unit == Unit::thread
+                             ? std::string(" (threads 128|256, vecs 1, seg_tiles 1)")
+                             : " (threads 128|256, vecs 1|2|4, seg_tiles 1.." +
+                                   std::to_string(detail::kMaxSegTiles) + ")"));
   }
   if (p.B == 0 || p.D == 0 || p.T == 0) return Legality::yes();  // nothing to launch
+  if (c.unit == Unit::thread) {
+    if (std::min(p.cf, p.T) > detail::kMaxThreadWindow) {
+      return Legality::no("window min(cf,T)=" + std::to_string(std::min(p.cf, p.T)) +
+                          " exceeds " + std::to_string(detail::kMaxThreadWindow) +
+                          ", the most a thread-per-output config sums directly");
+    }
+    return Legality::yes();
+  }
   const int64_t seg = detail::segment_length(c, p.T, p.dtype);
   const int64_t window = std::min(p.cf, p.T);
   if (!detail::always_legal(c) && seg < p.T && window > detail::kMaxHaloRatio * seg) {

@@ -1,6 +1,7 @@
 // Device kernel of causal_trailing_mean and the typed launcher that picks an instance. Compile-time
 // knobs are the storage type, the block size, the scanning unit (block or warp) and the 16-byte
-// vectors per thread per tile; the segment length is runtime. Included only by the per-dtype
+// vectors per thread per tile; the segment length is runtime. The thread unit (one output per
+// thread, tiny problems) has a small kernel of its own at the end. Included only by the per-dtype
 // instance files (causal_trailing_mean_launch_<dtype>.cu).
 //
 // Layout. A row is cut into segments of seg_tiles tiles; a tile is UNIT threads * VECS vectors of
@@ -107,6 +108,16 @@ template <typename T>
 struct alignas(16) Raw {
   T v[kVec<T>];
 };
+
+// One 16-byte store with the streaming hint (outputs are never read again here). An intrinsic, not
+// a struct assignment: with the assignment, nvcc merged the vector path's store with the scalar
+// path's per-element stores that follow the same `if`, and emitted the first vector of every
+// warp-unit tile as 4-8 narrow stores (st.global.u16 / .f32; all of them for vecs = 1). ncu on
+// warp.t128.v2.s4 bf16 counted 7 store instructions for that vector instead of 1.
+template <typename T>
+__device__ __forceinline__ void store_streaming(T* p, const Raw<T>& r) {
+  __stcs(reinterpret_cast<uint4*>(p), *reinterpret_cast<const uint4*>(&r));
+}
 
 __device__ __forceinline__ bool aligned16(const void* p) {
   return (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
@@ -434,7 +445,7 @@ __global__ void __launch_bounds__(BLOCK)
           Raw<T> r;
 #pragma unroll
           for (int v = 0; v < V; ++v) r.v[v] = from_float<T>(o[k][v]);
-          *reinterpret_cast<Raw<T>*>(outr + t0 + e0) = r;
+          store_streaming(outr + t0 + e0, r);
         } else {
 #pragma unroll
           for (int v = 0; v < V; ++v) {
@@ -444,6 +455,35 @@ __global__ void __launch_bounds__(BLOCK)
       }
     }
   }
+}
+
+// Thread unit: one thread per output, its window summed term by term from global memory (L1 hits
+// after the first of the overlapping windows). No tiles, ring, scan or halo: a few dozen
+// instructions, which is what a tiny call pays for when its code and data come from a cold cache.
+// Elements are numbered linearly over all rows, so the terms never leave the output's row (j <= t).
+// Requires min(cf, T) <= kMaxThreadWindow (supports()).
+template <typename T, int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+    trailing_mean_thread_kernel(const T* __restrict__ x, T* __restrict__ out, int64_t n, int64_t T_len,
+                                int64_t cf) {
+  const float inv_cf = 1.0f / static_cast<float>(cf);
+  for (int64_t i = int64_t(blockIdx.x) * BLOCK + threadIdx.x; i < n; i += int64_t(gridDim.x) * BLOCK) {
+    const int64_t t = i % T_len;
+    const int terms = static_cast<int>(min64(t + 1, cf));
+    float s = 0.0f;
+#pragma unroll 8
+    for (int j = 0; j < terms; ++j) s += to_float(__ldg(x + i - j));
+    out[i] = from_float<T>(t + 1 < cf ? s / static_cast<float>(t + 1) : s * inv_cf);
+  }
+}
+
+template <typename T, int BLOCK>
+void run_thread_instance(const Problem& p, cudaStream_t stream) {
+  const int64_t n = p.B * p.D * p.T;  // > 0, bounded by validate()
+  const int64_t blocks = std::min<int64_t>((n + BLOCK - 1) / BLOCK, INT_MAX);
+  trailing_mean_thread_kernel<T, BLOCK><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
+      static_cast<const T*>(p.x), static_cast<T*>(p.out), n, p.T, p.cf);
+  AOTUNE_CUDA_CHECK_LAUNCH();
 }
 
 // Blocks of this instance resident on one SM (asked once per process and instance).
@@ -498,6 +538,13 @@ void dispatch_vecs(const Config& c, const Problem& p, const RowCut& cut, cudaStr
 // Requires supports(c, p) and B*D*T > 0.
 template <typename T>
 void launch_typed(const Config& c, const Problem& p, cudaStream_t stream) {
+  if (c.unit == Unit::thread) {
+    switch (c.threads) {
+      case 128: return run_thread_instance<T, 128>(p, stream);
+      case 256: return run_thread_instance<T, 256>(p, stream);
+      default: no_instance(c);
+    }
+  }
   RowCut cut;
   cut.T = p.T;
   cut.cf = p.cf;

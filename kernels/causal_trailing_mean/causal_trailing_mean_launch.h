@@ -19,7 +19,11 @@ constexpr int64_t kMaxHaloRatio = 16;
 // the error independently of T.
 constexpr int kMaxSegTiles = 16;
 
-// Threads that scan one segment together: the whole block, or one warp.
+// The widest window a thread-unit config sums term by term: each output costs min(cf, T) loads
+// and adds, and its rounding error stays within cf * eps * sum|window| like the direct path's.
+constexpr int64_t kMaxThreadWindow = 32;
+
+// Threads that scan one segment together: the whole block, or one warp (not used by thread units).
 constexpr int64_t unit_threads(const Config& c) { return c.unit == Unit::block ? c.threads : 32; }
 // Elements per tile: each thread of the unit holds `vecs` 16-byte vectors.
 constexpr int64_t tile_elems(const Config& c, DType dtype) {
@@ -41,6 +45,7 @@ constexpr bool always_legal(const Config& c) {
 // covers exactly these.
 constexpr bool has_instance(const Config& c) {
   const bool threads_ok = c.threads == 128 || c.threads == 256;
+  if (c.unit == Unit::thread) return threads_ok && c.vecs == 1 && c.seg_tiles == 1 && !c.persistent;
   const bool vecs_ok = c.vecs == 1 || c.vecs == 2 || c.vecs == 4;
   return threads_ok && vecs_ok && c.seg_tiles >= 1 && c.seg_tiles <= kMaxSegTiles;
 }
