@@ -26,14 +26,14 @@
 //   best single config flat.t256.v4: geomean 1.0639
 //   default config row_block.t256.r1.v1: geomean 1.4868
 //   8 configs, tree depth 2 (max depth 2 and min leaf 16 from cross-validation)
-// causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 154 shapes
+// causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 187 shapes
 //   database configs/sm90/causal_trailing_mean.json
-//   sha256 d61525a3f8878e46325f9e1aa0528306bb4713d5552c6d61de8971c999ab2a0b
-//   kernel source 5b02011d74e49c295f9cf72f07625a7bd2380f4f19eff16ec7505fedc2cd7c26
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0580, p95 1.2720, max 2.1426
-//   best single config warp.t128.v2.s1: geomean 1.1446
-//   default config block.t256.v1.s16: geomean 1.5124
-//   8 configs, tree depth 3 (max depth 4 and min leaf 8 from cross-validation)
+//   sha256 02f3d3fd0ca0eb332af0340b1d23bfef96db7bd404fb14169429b4f845a2275c
+//   kernel source 42d6831d5f547b0aec85cbcf86c34f55ef29982c7793b4dc678e10a504770429
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0691, p95 1.2018, max 1.3046
+//   best single config warp.t128.v2.s1: geomean 1.2212
+//   default config block.t256.v1.s16: geomean 1.5506
+//   8 configs, tree depth 4 (max depth 4 and min leaf 8 from cross-validation)
 // clang-format off
 #pragma once
 
@@ -327,43 +327,49 @@ struct causal_trailing_mean {
   };
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::causal_trailing_mean::Config, 8> configs = {{
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 0: block.t128.v2.s4
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 1: warp.t128.v1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 4, .persistent = false},  // 2: warp.t128.v1.s4
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 3: warp.t128.v2.s4
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 2, .seg_tiles = 1, .persistent = false},  // 4: warp.t256.v2.s1
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = true},  // 5: block.t256.v1.s1.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 4, .seg_tiles = 4, .persistent = true},  // 6: warp.t128.v4.s4.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = true},  // 7: warp.t256.v1.s1.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = false},  // 0: warp.t128.v2.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 16, .persistent = false},  // 1: warp.t128.v2.s16
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = true},  // 2: warp.t128.v1.s1.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 4, .persistent = true},  // 3: warp.t128.v1.s4.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = true},  // 4: warp.t256.v1.s1.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 2, .seg_tiles = 4, .persistent = true},  // 5: warp.t256.v2.s4.p
+      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 6: thread.t128
+      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 7: thread.t256
   }};
   static constexpr std::array<std::string_view, 8> config_ids = {
-      "block.t128.v2.s4",
-      "warp.t128.v1.s1",
-      "warp.t128.v1.s4",
-      "warp.t128.v2.s4",
-      "warp.t256.v2.s1",
-      "block.t256.v1.s1.p",
-      "warp.t128.v4.s4.p",
+      "warp.t128.v2.s1",
+      "warp.t128.v2.s16",
+      "warp.t128.v1.s1.p",
+      "warp.t128.v1.s4.p",
       "warp.t256.v1.s1.p",
+      "warp.t256.v2.s4.p",
+      "thread.t128",
+      "thread.t256",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 11> tree = {{
-      {5, 1, 6, 1853638.0004736632},  // 0: elems < 1.85364e+06 ? 1 : 6
-      {2, 2, 3, 316.2277660168379},  // 1: T < 316.228 ? 2 : 3
-      {-1, 0, 8, 0.0},  // 2: leaf: warp.t128.v1.s4, warp.t128.v1.s1, warp.t256.v1.s1.p, warp.t128.v2.s4, warp.t256.v2.s1, warp.t128.v4.s4.p, block.t128.v2.s4, block.t256.v1.s1.p
-      {5, 4, 5, 370727.60009473265},  // 3: elems < 370728 ? 4 : 5
-      {-1, 8, 8, 0.0},  // 4: leaf: warp.t128.v1.s1, block.t256.v1.s1.p, warp.t256.v1.s1.p, warp.t256.v2.s1, warp.t128.v1.s4, block.t128.v2.s4, warp.t128.v2.s4, warp.t128.v4.s4.p
-      {-1, 16, 8, 0.0},  // 5: leaf: warp.t256.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1.p, block.t256.v1.s1.p, warp.t128.v1.s4, block.t128.v2.s4, warp.t128.v2.s4, warp.t128.v4.s4.p
-      {1, 7, 10, 2048.0},  // 6: rows < 2048 ? 7 : 10
-      {0, 8, 9, 2.8284271247461903},  // 7: elem_bytes < 2.82843 ? 8 : 9
-      {-1, 24, 8, 0.0},  // 8: leaf: block.t128.v2.s4, warp.t128.v4.s4.p, warp.t128.v2.s4, warp.t256.v2.s1, warp.t128.v1.s1, block.t256.v1.s1.p, warp.t128.v1.s4, warp.t256.v1.s1.p
-      {-1, 32, 8, 0.0},  // 9: leaf: warp.t128.v2.s4, warp.t128.v1.s4, block.t128.v2.s4, warp.t256.v2.s1, warp.t128.v4.s4.p, warp.t128.v1.s1, block.t256.v1.s1.p, warp.t256.v1.s1.p
-      {-1, 40, 8, 0.0},  // 10: leaf: warp.t128.v2.s4, warp.t128.v4.s4.p, warp.t256.v2.s1, warp.t128.v1.s4, warp.t128.v1.s1, block.t128.v2.s4, warp.t256.v1.s1.p, block.t256.v1.s1.p
+  static constexpr std::array<aotune::heuristics::TreeNode, 17> tree = {{
+      {5, 1, 12, 1853638.0004736632},  // 0: elems < 1.85364e+06 ? 1 : 12
+      {3, 2, 7, 22.627416997969522},  // 1: cf < 22.6274 ? 2 : 7
+      {5, 3, 6, 183178.68871678278},  // 2: elems < 183179 ? 3 : 6
+      {1, 4, 5, 32.0},  // 3: rows < 32 ? 4 : 5
+      {-1, 0, 8, 0.0},  // 4: leaf: thread.t128, thread.t256, warp.t128.v1.s1.p, warp.t256.v1.s1.p, warp.t128.v2.s1, warp.t128.v1.s4.p, warp.t256.v2.s4.p, warp.t128.v2.s16
+      {-1, 8, 8, 0.0},  // 5: leaf: thread.t256, thread.t128, warp.t256.v1.s1.p, warp.t128.v1.s1.p, warp.t128.v2.s1, warp.t128.v1.s4.p, warp.t256.v2.s4.p, warp.t128.v2.s16
+      {-1, 16, 8, 0.0},  // 6: leaf: warp.t128.v1.s1.p, warp.t256.v1.s1.p, warp.t128.v2.s1, thread.t256, thread.t128, warp.t128.v1.s4.p, warp.t256.v2.s4.p, warp.t128.v2.s16
+      {6, 8, 11, 5242880.0},  // 7: total_bytes < 5.24288e+06 ? 8 : 11
+      {1, 9, 10, 128.0},  // 8: rows < 128 ? 9 : 10
+      {-1, 24, 6, 0.0},  // 9: leaf: warp.t128.v1.s1.p, warp.t256.v1.s1.p, warp.t128.v2.s1, warp.t128.v1.s4.p, warp.t256.v2.s4.p, warp.t128.v2.s16
+      {-1, 30, 6, 0.0},  // 10: leaf: warp.t256.v1.s1.p, warp.t128.v1.s1.p, warp.t128.v1.s4.p, warp.t128.v2.s1, warp.t128.v2.s16, warp.t256.v2.s4.p
+      {-1, 36, 6, 0.0},  // 11: leaf: warp.t128.v1.s4.p, warp.t256.v1.s1.p, warp.t128.v1.s1.p, warp.t128.v2.s1, warp.t256.v2.s4.p, warp.t128.v2.s16
+      {6, 13, 16, 93787488.62299278},  // 12: total_bytes < 9.37875e+07 ? 13 : 16
+      {6, 14, 15, 23726566.40606289},  // 13: total_bytes < 2.37266e+07 ? 14 : 15
+      {-1, 42, 6, 0.0},  // 14: leaf: warp.t128.v1.s4.p, warp.t128.v2.s1, warp.t256.v2.s4.p, warp.t256.v1.s1.p, warp.t128.v1.s1.p, warp.t128.v2.s16
+      {-1, 48, 6, 0.0},  // 15: leaf: warp.t256.v2.s4.p, warp.t128.v1.s4.p, warp.t128.v2.s16, warp.t128.v2.s1, warp.t128.v1.s1.p, warp.t256.v1.s1.p
+      {-1, 54, 6, 0.0},  // 16: leaf: warp.t128.v2.s16, warp.t256.v2.s4.p, warp.t128.v1.s4.p, warp.t128.v2.s1, warp.t128.v1.s1.p, warp.t256.v1.s1.p
   }};
-  static constexpr std::array<std::uint16_t, 48> leaf_configs = {2, 1, 7, 3, 4, 6, 0, 5, 1, 5, 7, 4, 2, 0, 3, 6, 4, 1, 7, 5, 2, 0, 3, 6, 0, 6, 3, 4, 1, 5, 2, 7, 3, 2, 0, 4, 6, 1, 5, 7, 3, 6, 4, 2, 1, 0, 7, 5};
+  static constexpr std::array<std::uint16_t, 60> leaf_configs = {6, 7, 2, 4, 0, 3, 5, 1, 7, 6, 4, 2, 0, 3, 5, 1, 2, 4, 0, 7, 6, 3, 5, 1, 2, 4, 0, 3, 5, 1, 4, 2, 3, 0, 1, 5, 3, 4, 2, 0, 5, 1, 3, 0, 5, 4, 2, 1, 5, 3, 1, 0, 2, 4, 1, 5, 3, 0, 2, 4};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {4, 1, 7, 2, 3, 5, 0, 6};
+  static constexpr std::array<std::uint16_t, 8> fallback = {0, 3, 5, 2, 4, 1, 6, 7};
 };
 
 using kernels = aotune::heuristics::TableList<jagged_sum, jagged_mean, jagged_dense_add, causal_trailing_mean>;
