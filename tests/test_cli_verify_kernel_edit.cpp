@@ -104,5 +104,28 @@ TEST(CliVerifyKernelEdit, ASourceRootThatIsNotACheckoutIsAUsageError) {
   EXPECT_NE(empty.err.find("no kernels/ folder"), std::string::npos) << empty.err;
 }
 
+// kernels/common is part of every kernel's hash, except the host-side input generator
+// (host_data.*): input values never change a timing, so it may change without a re-tune, while an
+// edit to a shared file the timings do depend on (row lengths) invalidates every kernel.
+TEST(CliVerifyKernelEdit, TheInputGeneratorIsOutsideEveryHashAndOtherCommonFilesAreInside) {
+  TempDir tmp;
+  const fs::path tree = copy_source_tree(tmp);
+  CliResult before_run;
+  const nlohmann::json before = verify_json(tree, tmp, &before_run);
+  ASSERT_FALSE(before["source_hashes"].empty()) << before_run.out;
+
+  std::ofstream(tree / "kernels/common/host_data.cpp", std::ios::app) << "\n// a new input builder\n";
+  CliResult generator_run;
+  const nlohmann::json generator = verify_json(tree, tmp, &generator_run);
+  EXPECT_EQ(generator["source_hashes"], before["source_hashes"]) << generator_run.out;
+
+  std::ofstream(tree / "kernels/common/jagged_lengths.cpp", std::ios::app) << "\n// new row lengths\n";
+  CliResult lengths_run;
+  const nlohmann::json lengths = verify_json(tree, tmp, &lengths_run);
+  for (const auto& [kernel, hash] : before["source_hashes"].items()) {
+    EXPECT_NE(lengths["source_hashes"][kernel], hash) << kernel;
+  }
+}
+
 }  // namespace
 }  // namespace aotune

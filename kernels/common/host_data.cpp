@@ -3,11 +3,48 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cstring>
+#include <functional>
+#include <thread>
 
 namespace aotune {
 
 namespace {
+
+// Runs fn(begin, end) over [0, n) split into contiguous chunks, one per hardware thread (inline
+// below a few million elements, where starting threads costs more than it saves). A sweep builds
+// gigabytes of inputs per grid on the host; one thread doing it left the GPU idle 90 % of a jagged
+// sweep (docs/PERF.md, session 7).
+void for_each_chunk(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn) {
+  constexpr std::size_t kMinPerThread = std::size_t{1} << 21;
+  const std::size_t threads = std::clamp<std::size_t>(
+      n / kMinPerThread, 1, std::max(1u, std::thread::hardware_concurrency()));
+  if (threads == 1) {
+    fn(0, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  const std::size_t per = (n + threads - 1) / threads;
+  for (std::size_t t = 1; t < threads; ++t) {
+    const std::size_t begin = std::min(n, t * per), end = std::min(n, begin + per);
+    pool.emplace_back(fn, begin, end);
+  }
+  fn(0, std::min(n, per));
+  for (std::thread& th : pool) th.join();
+}
+
+// SplitMix64 (Steele, Lea and Flood, 2014) in counter mode: the i-th output of the generator
+// seeded with `key` is mix(key + (i + 1) * golden), so any element is computed without the ones
+// before it: a well-studied 64-bit mixer, ample for test inputs, two multiplies per value. The
+// standard library has no counter-based engine before C++26's philox_engine.
+uint64_t splitmix64_at(uint64_t key, uint64_t i) {
+  uint64_t z = key + (i + 1) * 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
 
 double round_to(double v, DType dtype) {
   switch (dtype) {
@@ -22,29 +59,38 @@ double round_to(double v, DType dtype) {
 
 std::vector<double> random_values(std::size_t n, DType dtype, std::mt19937_64& rng, double mean,
                                   double spread) {
+  // One draw from the caller's stream keys the counter-based generator, so the caller's later
+  // draws (jagged_mean's feature counts) do not depend on n, and every host thread fills its own
+  // chunk: the values depend on the seed alone, never on the thread count.
+  const uint64_t key = rng();
   std::vector<double> v(n);
-  for (auto& x : v) {
-    const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
-    x = round_to(mean + spread * (2.0 * u - 1.0), dtype);
-  }
+  for_each_chunk(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const double u = static_cast<double>(splitmix64_at(key, i) >> 11) * 0x1.0p-53;
+      v[i] = round_to(mean + spread * (2.0 * u - 1.0), dtype);
+    }
+  });
   return v;
 }
 
 std::vector<std::byte> encode(const std::vector<double>& values, DType dtype) {
-  std::vector<std::byte> out(values.size() * dtype_size(dtype));
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const float f = static_cast<float>(values[i]);
-    std::byte* dst = out.data() + i * dtype_size(dtype);
-    if (dtype == DType::f32) {
-      std::memcpy(dst, &f, 4);
-    } else if (dtype == DType::bf16) {
-      const __nv_bfloat16 h = __float2bfloat16_rn(f);
-      std::memcpy(dst, &h, 2);
-    } else {
-      const __half h = __float2half_rn(f);
-      std::memcpy(dst, &h, 2);
+  const std::size_t size = dtype_size(dtype);
+  std::vector<std::byte> out(values.size() * size);
+  for_each_chunk(values.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const float f = static_cast<float>(values[i]);
+      std::byte* dst = out.data() + i * size;
+      if (dtype == DType::f32) {
+        std::memcpy(dst, &f, 4);
+      } else if (dtype == DType::bf16) {
+        const __nv_bfloat16 h = __float2bfloat16_rn(f);
+        std::memcpy(dst, &h, 2);
+      } else {
+        const __half h = __float2half_rn(f);
+        std::memcpy(dst, &h, 2);
+      }
     }
-  }
+  });
   return out;
 }
 

@@ -12,7 +12,10 @@
 namespace aotune {
 
 // Values drawn uniformly from [mean - spread, mean + spread], then rounded to `dtype` so the
-// float64 reference sees exactly what the kernel reads.
+// float64 reference sees exactly what the kernel reads. Takes exactly one draw from `rng` (the key
+// of a counter-based generator) whatever n is, and fills large arrays on every host thread; the
+// values depend on rng's state alone. Not part of any kernel's source hash (cmake/SourceHash.cmake):
+// input values never change a timing, so the input builder can change without a re-tune.
 std::vector<double> random_values(std::size_t n, DType dtype, std::mt19937_64& rng, double mean = 0.0,
                                   double spread = 1.0);
 
