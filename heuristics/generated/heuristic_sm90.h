@@ -4,32 +4,32 @@
 //
 // jagged_sum: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 412 shapes
 //   database configs/sm90/jagged_sum.json
-//   sha256 4f2ed13b95d7605e7a61cf03cd941c4cdbc1ffd20ff9036955d9dc7fc5d2c1d1
-//   kernel source 288a8e5e3876c4dec36e1d1eae5a974be7231bc7b456171c4f47546de0ea12b8
+//   sha256 bdb083ec2c1d8d169212a32b3530bcd0e0bbc98ff248e4e7d914f3a8706b499f
+//   kernel source 4bc5d52b326efe5ebec7afd78d40dd21d2f85470ac03e10657e158224d538c07
 //   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0872, p95 1.3760, max 3.7634
 //   best single config block_row.t128.va: geomean 2.3077
 //   default config block_row.t512.v1: geomean 3.4718
 //   8 configs, tree depth 9 (max depth 9 and min leaf 2 from cross-validation)
 // jagged_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 413 shapes
 //   database configs/sm90/jagged_mean.json
-//   sha256 66eab549927082659592c47ef40491d278fffd7caf3041fb45190618e61a82cb
-//   kernel source 288a8e5e3876c4dec36e1d1eae5a974be7231bc7b456171c4f47546de0ea12b8
+//   sha256 cea9b32bf103e87b21963f096e3d2920ae189d4a453beaeda3ed55051b5f2c4a
+//   kernel source 4bc5d52b326efe5ebec7afd78d40dd21d2f85470ac03e10657e158224d538c07
 //   held-out slowdown vs per-shape best (5-fold CV): geomean 1.1042, p95 1.5847, max 3.3056
 //   best single config block_row.t128.va: geomean 2.3532
 //   default config block_row.t512.v1: geomean 3.6202
 //   8 configs, tree depth 8 (max depth 8 and min leaf 4 from cross-validation)
 // jagged_dense_add: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 168 shapes
 //   database configs/sm90/jagged_dense_add.json
-//   sha256 54c4144ec64955492b5be90125b561dd7d8b7dcab592c0b18e608f001be8852c
-//   kernel source a759a7b87d53fae7f048543185966d976ba03820fe257daf9a233e010388fe40
+//   sha256 9c3ccaf1f4baf15e647d188755c4caff8b214be46d9a6accb60a1ecf50f2388e
+//   kernel source d05238bfcae4bb34cf4203647a80db2e4a8f07ecdded49137e1416450f0207c7
 //   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0302, p95 1.0993, max 1.1492
 //   best single config flat.t256.v4: geomean 1.0639
 //   default config row_block.t256.r1.v1: geomean 1.4868
 //   8 configs, tree depth 2 (max depth 2 and min leaf 16 from cross-validation)
 // causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 187 shapes
 //   database configs/sm90/causal_trailing_mean.json
-//   sha256 02f3d3fd0ca0eb332af0340b1d23bfef96db7bd404fb14169429b4f845a2275c
-//   kernel source 42d6831d5f547b0aec85cbcf86c34f55ef29982c7793b4dc678e10a504770429
+//   sha256 cc0d93696540d74dadaedd88409cef9bec572052fb18f61bb6cc21ab98c7862d
+//   kernel source 30977011b3a2bdc02f97f6e272ae4e77918d572669ea30e381b63e6c11e9b74b
 //   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0691, p95 1.2018, max 1.3046
 //   best single config warp.t128.v2.s1: geomean 1.2212
 //   default config block.t256.v1.s16: geomean 1.5506
