@@ -6,6 +6,7 @@
 #include <random>
 
 #include "kernels/common/registry.h"
+#include "tuner/gpu_device.h"
 #include "tuner/search.h"
 #include "tuner/work_split.h"
 
@@ -241,6 +242,25 @@ TEST(Search, OneFieldNeighboursDifferInExactlyOneField) {
       }
     }
   }
+}
+
+// A shape costs the longer of building its inputs on the host (the next shape's are built while
+// this one is timed) and timing its configs: a 1 GB shape is host-bound (~7.5 s, whatever the
+// config count), a 1 KB one is bound by its configs' launches.
+TEST(WorkSplit, EstimateIsTheLongerOfInputBuildingAndTiming) {
+  TimingProtocol p;
+  p.l2_flush_bytes = 120'000'000;
+  ProblemInfo big;
+  big.bytes_moved = 1e9;
+  const double big40 = estimate_gpu_seconds(big, 40, p);
+  EXPECT_GT(big40, 7.0);
+  EXPECT_LT(big40, 9.0);
+  EXPECT_DOUBLE_EQ(estimate_gpu_seconds(big, 20, p), big40);
+  ProblemInfo tiny;
+  tiny.bytes_moved = 1e3;
+  const double tiny20 = estimate_gpu_seconds(tiny, 20, p), tiny40 = estimate_gpu_seconds(tiny, 40, p);
+  EXPECT_GT(tiny40, tiny20 * 1.8);
+  EXPECT_LT(tiny40, big40 / 10);
 }
 
 TEST(WorkSplit, BalancesEstimatedCostAndKeepsEveryItemOnce) {
