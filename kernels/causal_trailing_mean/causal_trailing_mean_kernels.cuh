@@ -226,7 +226,7 @@ __global__ void __launch_bounds__(BLOCK)
   constexpr int kRing = 2 * kTile;        // the current tile and the one before
   static_assert((kTile & (kTile - 1)) == 0, "ring indexing needs a power-of-two tile");
   __shared__ Raw<T> s_ring_raw[kUnits][kRing / V];
-  __shared__ float s_warp_total[kUnits][kWarps];
+  __shared__ double s_warp_total[kUnits][kWarps];
   __shared__ double s_scratch[kUnits][kWarps];
 
   const int unit = threadIdx.x / UNIT;
@@ -369,8 +369,12 @@ __global__ void __launch_bounds__(BLOCK)
         }
       } else {
         // Running window: scan the differences inside the tile.
-        float chunk_base = 0.0f;  // sum of d over this warp's earlier chunks
-        float before_vec[VECS];   // sum of d over the tile's elements before each vector
+        // Sums of d across chunks, warps and tiles are carried in fp64: each is a difference of two
+        // window sums that may be far larger than the window an output ends up with, and in fp32
+        // their roundings added up past the f32 tolerance on small windows inside large tiles
+        // (block units with 4 vectors per thread, T=16384 cf=8; docs/TESTING.md, session 7).
+        double chunk_base = 0.0;  // sum of d over this warp's earlier chunks
+        double before_vec[VECS];  // sum of d over the tile's elements before each vector
 #pragma unroll
         for (int k = 0; k < VECS; ++k) {
           const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
@@ -399,29 +403,28 @@ __global__ void __launch_bounds__(BLOCK)
           // The sum of d before this thread's vector, added once per vector in the epilogue
           // (not once per element here: with V = 8 the per-element adds were a quarter of the
           // scan's arithmetic, and bf16 windows are issue-bound rather than bandwidth-bound).
-          before_vec[k] = chunk_base + (lane > 0 ? exclusive : 0.0f);
-          chunk_base += __shfl_sync(kFullMask, inclusive, 31);
+          before_vec[k] = chunk_base + double(lane > 0 ? exclusive : 0.0f);
+          chunk_base += double(__shfl_sync(kFullMask, inclusive, 31));
         }
-        float warp_before = 0.0f, tile_total = chunk_base;
+        double warp_before = 0.0, tile_total = chunk_base;
         if constexpr (kWarps > 1) {
           if (lane == 31) s_warp_total[unit][warp] = chunk_base;
           Ops::sync();
-          tile_total = 0.0f;
+          tile_total = 0.0;
 #pragma unroll
           for (int i = 0; i < kWarps; ++i) {
-            const float wt = s_warp_total[unit][i];
+            const double wt = s_warp_total[unit][i];
             if (i < warp) warp_before += wt;
             tile_total += wt;
           }
         }
-        const float base = static_cast<float>(carry);
 #pragma unroll
         for (int k = 0; k < VECS; ++k) {
           const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
-          // S(t) = offset + run(t), offset = base + warp_before + before_vec = S(first element of
-          // the vector - 1), itself a window sum: formed once per vector, then one fused
-          // multiply-add per element (was three adds and a multiply).
-          const float offset = base + (warp_before + before_vec[k]);
+          // S(t) = offset + run(t), offset = carry + warp_before + before_vec = S(first element of
+          // the vector - 1), itself a window sum: formed once per vector in fp64 and rounded once,
+          // then one fused multiply-add per element.
+          const float offset = static_cast<float>(carry + (warp_before + before_vec[k]));
           if (t0 + e0 + 1 >= cf) {  // past the ramp: every window is full, no division
             const float scaled_offset = offset * inv_cf;
 #pragma unroll
@@ -435,7 +438,7 @@ __global__ void __launch_bounds__(BLOCK)
             }
           }
         }
-        carry += double(tile_total);
+        carry += tile_total;
       }
 
 #pragma unroll
