@@ -153,6 +153,8 @@ std::vector<nlohmann::json> trailing_test_shapes() {
       {{"B", 2}, {"D", 3}, {"T", 3000}, {"cf", 5}},                      // just past direct (f32)
       {{"B", 2}, {"D", 3}, {"T", 3000}, {"cf", 9}},                      // just past direct (16-bit)
       {{"B", 2}, {"D", 3}, {"T", 501}, {"cf", 32}, {"misalign", 1}},      // widest thread-unit window
+      {{"B", 3}, {"D", 2}, {"T", 20}, {"cf", 1000}},                     // thread unit, cf > T (W = 32)
+      {{"B", 2}, {"D", 3}, {"T", 6}, {"cf", 7}},                         // thread unit, cf > T (W = 8)
       {{"B", 1}, {"D", 3}, {"T", 40000}, {"cf", 7}, {"mean", -20}},      // direct, long rows
   };
   std::vector<nlohmann::json> shapes;

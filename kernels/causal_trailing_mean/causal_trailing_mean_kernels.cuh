@@ -30,6 +30,7 @@
 #include <climits>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "kernels/causal_trailing_mean/causal_trailing_mean.h"
 #include "kernels/causal_trailing_mean/causal_trailing_mean_launch.h"
@@ -226,7 +227,15 @@ __global__ void __launch_bounds__(BLOCK)
   constexpr int kRing = 2 * kTile;        // the current tile and the one before
   static_assert((kTile & (kTile - 1)) == 0, "ring indexing needs a power-of-two tile");
   __shared__ Raw<T> s_ring_raw[kUnits][kRing / V];
-  __shared__ double s_warp_total[kUnits][kWarps];
+  // Sums of d across chunks, warps and tiles: fp64 for fp32 data, fp32 for 16-bit data. Each is a
+  // difference of two window sums that may be far larger than the window an output ends up with,
+  // and in fp32 their roundings added up past the f32 tolerance on small windows inside large
+  // tiles (block units with 4 vectors per thread, T=16384 cf=8; docs/TESTING.md, session 7). A
+  // 16-bit output's own rounding (2^-8 relative) dwarfs them, and on the issue-bound bf16 rows the
+  // fp64 adds cost 2-3 % (session 8 A/B), so those keep fp32.
+  using Wide = std::conditional_t<sizeof(T) == 4, double, float>;
+  constexpr bool kWideSums = sizeof(Wide) == 8;
+  __shared__ Wide s_warp_total[kUnits][kWarps];
   __shared__ double s_scratch[kUnits][kWarps];
 
   const int unit = threadIdx.x / UNIT;
@@ -368,13 +377,9 @@ __global__ void __launch_bounds__(BLOCK)
           }
         }
       } else {
-        // Running window: scan the differences inside the tile.
-        // Sums of d across chunks, warps and tiles are carried in fp64: each is a difference of two
-        // window sums that may be far larger than the window an output ends up with, and in fp32
-        // their roundings added up past the f32 tolerance on small windows inside large tiles
-        // (block units with 4 vectors per thread, T=16384 cf=8; docs/TESTING.md, session 7).
-        double chunk_base = 0.0;  // sum of d over this warp's earlier chunks
-        double before_vec[VECS];  // sum of d over the tile's elements before each vector
+        // Running window: scan the differences inside the tile (cross-chunk sums in Wide, above).
+        Wide chunk_base = 0;      // sum of d over this warp's earlier chunks
+        Wide before_vec[VECS];    // sum of d over the tile's elements before each vector
 #pragma unroll
         for (int k = 0; k < VECS; ++k) {
           const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
@@ -403,28 +408,30 @@ __global__ void __launch_bounds__(BLOCK)
           // The sum of d before this thread's vector, added once per vector in the epilogue
           // (not once per element here: with V = 8 the per-element adds were a quarter of the
           // scan's arithmetic, and bf16 windows are issue-bound rather than bandwidth-bound).
-          before_vec[k] = chunk_base + double(lane > 0 ? exclusive : 0.0f);
-          chunk_base += double(__shfl_sync(kFullMask, inclusive, 31));
+          before_vec[k] = chunk_base + Wide(lane > 0 ? exclusive : 0.0f);
+          chunk_base += Wide(__shfl_sync(kFullMask, inclusive, 31));
         }
-        double warp_before = 0.0, tile_total = chunk_base;
+        Wide warp_before = 0, tile_total = chunk_base;
         if constexpr (kWarps > 1) {
           if (lane == 31) s_warp_total[unit][warp] = chunk_base;
           Ops::sync();
-          tile_total = 0.0;
+          tile_total = 0;
 #pragma unroll
           for (int i = 0; i < kWarps; ++i) {
-            const double wt = s_warp_total[unit][i];
+            const Wide wt = s_warp_total[unit][i];
             if (i < warp) warp_before += wt;
             tile_total += wt;
           }
         }
+        const float base = static_cast<float>(carry);
 #pragma unroll
         for (int k = 0; k < VECS; ++k) {
           const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
           // S(t) = offset + run(t), offset = carry + warp_before + before_vec = S(first element of
-          // the vector - 1), itself a window sum: formed once per vector in fp64 and rounded once,
-          // then one fused multiply-add per element.
-          const float offset = static_cast<float>(carry + (warp_before + before_vec[k]));
+          // the vector - 1), itself a window sum: formed once per vector (with wide sums in fp64,
+          // rounded once), then one fused multiply-add per element (was three adds and a multiply).
+          const float offset = kWideSums ? static_cast<float>(carry + double(warp_before + before_vec[k]))
+                                         : base + float(warp_before + before_vec[k]);
           if (t0 + e0 + 1 >= cf) {  // past the ramp: every window is full, no division
             const float scaled_offset = offset * inv_cf;
 #pragma unroll
@@ -438,7 +445,7 @@ __global__ void __launch_bounds__(BLOCK)
             }
           }
         }
-        carry += tile_total;
+        carry += double(tile_total);
       }
 
 #pragma unroll
@@ -464,29 +471,52 @@ __global__ void __launch_bounds__(BLOCK)
 // after the first of the overlapping windows). No tiles, ring, scan or halo: a few dozen
 // instructions, which is what a tiny call pays for when its code and data come from a cold cache.
 // Elements are numbered linearly over all rows, so the terms never leave the output's row (j <= t).
-// Requires min(cf, T) <= kMaxThreadWindow (supports()).
-template <typename T, int BLOCK>
+// All W loads are issued before the first add (those past the window are predicated off and add
+// exact zeros): a runtime-length loop waited for each L1 hit in turn, after the first load's miss.
+// Index is 32-bit where the element count allows, so t = i % T is not a 64-bit division (a
+// library call of ~70 dependent instructions, a visible part of a 4 us call).
+// Requires min(cf, T) <= W <= kMaxThreadWindow (supports(), run_thread_instance()).
+template <typename T, int BLOCK, int W, typename Index>
 __global__ void __launch_bounds__(BLOCK)
-    trailing_mean_thread_kernel(const T* __restrict__ x, T* __restrict__ out, int64_t n, int64_t T_len,
-                                int64_t cf) {
+    trailing_mean_thread_kernel(const T* __restrict__ x, T* __restrict__ out, Index n, Index T_len, int cf) {
   const float inv_cf = 1.0f / static_cast<float>(cf);
-  for (int64_t i = int64_t(blockIdx.x) * BLOCK + threadIdx.x; i < n; i += int64_t(gridDim.x) * BLOCK) {
-    const int64_t t = i % T_len;
-    const int terms = static_cast<int>(min64(t + 1, cf));
+  const Index stride = static_cast<Index>(gridDim.x) * BLOCK;
+  for (Index i = static_cast<Index>(blockIdx.x) * BLOCK + threadIdx.x; i < n; i += stride) {
+    const Index t = i % T_len;
+    const int terms = t + 1 < static_cast<Index>(cf) ? static_cast<int>(t + 1) : cf;
+    float v[W];
+#pragma unroll
+    for (int j = 0; j < W; ++j) v[j] = j < terms ? to_float(__ldg(x + (i - j))) : 0.0f;
     float s = 0.0f;
-#pragma unroll 8
-    for (int j = 0; j < terms; ++j) s += to_float(__ldg(x + i - j));
-    out[i] = from_float<T>(t + 1 < cf ? s / static_cast<float>(t + 1) : s * inv_cf);
+#pragma unroll
+    for (int j = 0; j < W; ++j) s += v[j];
+    out[i] = from_float<T>(terms < cf ? s / static_cast<float>(terms) : s * inv_cf);
   }
+}
+
+template <typename T, int BLOCK, int W>
+void run_thread_window(const Problem& p, cudaStream_t stream) {
+  const int64_t n = p.B * p.D * p.T;  // > 0, bounded by validate()
+  const int64_t blocks = std::min<int64_t>((n + BLOCK - 1) / BLOCK, INT_MAX);
+  // A window longer than the row is the row (T <= kMaxThreadWindow then): T + 1 keeps every output
+  // on the divide-by-(t+1) ramp, exactly as cf does, and fits an int.
+  const int cf = static_cast<int>(std::min<int64_t>(p.cf, p.T + 1));
+  // 32-bit indices while i + stride (< n + blocks * BLOCK <= 2 n + BLOCK) cannot wrap.
+  if (n <= INT32_MAX) {
+    trailing_mean_thread_kernel<T, BLOCK, W, uint32_t><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
+        static_cast<const T*>(p.x), static_cast<T*>(p.out), static_cast<uint32_t>(n), static_cast<uint32_t>(p.T), cf);
+  } else {
+    trailing_mean_thread_kernel<T, BLOCK, W, int64_t><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
+        static_cast<const T*>(p.x), static_cast<T*>(p.out), n, p.T, cf);
+  }
+  AOTUNE_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T, int BLOCK>
 void run_thread_instance(const Problem& p, cudaStream_t stream) {
-  const int64_t n = p.B * p.D * p.T;  // > 0, bounded by validate()
-  const int64_t blocks = std::min<int64_t>((n + BLOCK - 1) / BLOCK, INT_MAX);
-  trailing_mean_thread_kernel<T, BLOCK><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
-      static_cast<const T*>(p.x), static_cast<T*>(p.out), n, p.T, p.cf);
-  AOTUNE_CUDA_CHECK_LAUNCH();
+  static_assert(kMaxThreadWindow == 32, "the window instances below cover 1..kMaxThreadWindow");
+  if (std::min<int64_t>(p.cf, p.T) <= 8) return run_thread_window<T, BLOCK, 8>(p, stream);
+  run_thread_window<T, BLOCK, 32>(p, stream);
 }
 
 // Blocks of this instance resident on one SM (asked once per process and instance).
