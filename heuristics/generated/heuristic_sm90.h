@@ -4,19 +4,21 @@
 //
 // jagged_sum: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 412 shapes
 //   database configs/sm90/jagged_sum.json
-//   sha256 bdb083ec2c1d8d169212a32b3530bcd0e0bbc98ff248e4e7d914f3a8706b499f
-//   kernel source 4bc5d52b326efe5ebec7afd78d40dd21d2f85470ac03e10657e158224d538c07
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0872, p95 1.3760, max 3.7634
-//   best single config block_row.t128.va: geomean 2.3077
-//   default config block_row.t512.v1: geomean 3.4718
-//   8 configs, tree depth 9 (max depth 9 and min leaf 2 from cross-validation)
+//   sha256 8f3b40c4089c7574549fa4c731c8aca359547c75d3685d6a3815bb05048d6178
+//   kernel source 008dbb48fc5cc672e97f154842ade012b5bba6f9d935a6973fc82012e55e7779
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0723, p95 1.3136, max 3.4178
+//   (3 held-out picks were configs the sweep did not time there: slowdown imputed)
+//   best single config block_row.t128.va: geomean 2.3153
+//   default config block_row.t512.v1: geomean 3.4364
+//   8 configs, tree depth 10 (max depth 10 and min leaf 1 from cross-validation)
 // jagged_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 413 shapes
 //   database configs/sm90/jagged_mean.json
-//   sha256 cea9b32bf103e87b21963f096e3d2920ae189d4a453beaeda3ed55051b5f2c4a
-//   kernel source 4bc5d52b326efe5ebec7afd78d40dd21d2f85470ac03e10657e158224d538c07
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.1042, p95 1.5847, max 3.3056
-//   best single config block_row.t128.va: geomean 2.3532
-//   default config block_row.t512.v1: geomean 3.6202
+//   sha256 4533b2082a06e8e54e6f915e3a33366c21209d73b9e0e26a650a634286ca74dc
+//   kernel source 008dbb48fc5cc672e97f154842ade012b5bba6f9d935a6973fc82012e55e7779
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0771, p95 1.3459, max 3.8964
+//   (2 held-out picks were configs the sweep did not time there: slowdown imputed)
+//   best single config block_row.t128.va: geomean 2.3564
+//   default config block_row.t512.v1: geomean 3.5697
 //   8 configs, tree depth 8 (max depth 8 and min leaf 4 from cross-validation)
 // jagged_dense_add: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 168 shapes
 //   database configs/sm90/jagged_dense_add.json
@@ -68,101 +70,105 @@ struct jagged_sum {
   static constexpr std::array<aotune::jagged_reduce::Config, 8> configs = {{
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 0: block_row.t128.va
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 1: block_row.t512.va
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 1},  // 2: group_row.t128.v1.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 2: group_row.t128.v2.s1
       {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 3: group_row.t128.v4.s1
       {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 4: group_row.t128.v1.s4
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 4},  // 5: group_row.t128.v4.s4
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 4},  // 5: group_row.t128.v2.s4
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536, .slots = 1},  // 6: nnz_split.t256.v2.c65536
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 0, .slots = 1},  // 7: nnz_split.t256.v2.ca
   }};
   static constexpr std::array<std::string_view, 8> config_ids = {
       "block_row.t128.va",
       "block_row.t512.va",
-      "group_row.t128.v1.s1",
+      "group_row.t128.v2.s1",
       "group_row.t128.v4.s1",
       "group_row.t128.v1.s4",
-      "group_row.t128.v4.s4",
+      "group_row.t128.v2.s4",
       "nnz_split.t256.v2.c65536",
       "nnz_split.t256.v2.ca",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 71> tree = {{
-      {9, 1, 58, 66489.0698987435},  // 0: max_row_elems < 66489.1 ? 1 : 58
-      {5, 2, 35, 8.05852300120079},  // 1: avg_len < 8.05852 ? 2 : 35
-      {10, 3, 32, 370727.60009473265},  // 2: outputs < 370728 ? 3 : 32
-      {11, 4, 23, 0.007778318857897433},  // 3: row_share < 0.00777832 ? 4 : 23
-      {10, 5, 20, 185363.80004736633},  // 4: outputs < 185364 ? 5 : 20
-      {8, 6, 15, 2.4494897427831783},  // 5: m_mod_8 < 2.44949 ? 6 : 15
-      {3, 7, 8, 1013.4988899845919},  // 6: nnz < 1013.5 ? 7 : 8
-      {-1, 0, 6, 0.0},  // 7: leaf: block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {2, 9, 12, 4.000000000000001},  // 8: M < 4 ? 9 : 12
-      {6, 10, 11, 2.0049562573213793},  // 9: skew < 2.00496 ? 10 : 11
-      {-1, 6, 4, 0.0},  // 10: leaf: group_row.t128.v1.s1, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {-1, 10, 4, 0.0},  // 11: leaf: group_row.t128.v1.s4, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va
-      {4, 13, 14, 4.000000000000001},  // 12: max_len < 4 ? 13 : 14
-      {-1, 14, 7, 0.0},  // 13: leaf: group_row.t128.v4.s1, group_row.t128.v1.s1, group_row.t128.v4.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {-1, 21, 7, 0.0},  // 14: leaf: group_row.t128.v4.s4, group_row.t128.v1.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
-      {11, 16, 17, 0.0001220554255200439},  // 15: row_share < 0.000122055 ? 16 : 17
-      {-1, 28, 4, 0.0},  // 16: leaf: group_row.t128.v1.s1, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {4, 18, 19, 5.656854249492381},  // 17: max_len < 5.65685 ? 18 : 19
-      {-1, 32, 8, 0.0},  // 18: leaf: group_row.t128.v4.s1, group_row.t128.v1.s1, group_row.t128.v4.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {-1, 40, 4, 0.0},  // 19: leaf: group_row.t128.v1.s4, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va
-      {4, 21, 22, 4.000000000000001},  // 20: max_len < 4 ? 21 : 22
-      {-1, 44, 7, 0.0},  // 21: leaf: group_row.t128.v4.s1, group_row.t128.v1.s1, group_row.t128.v4.s4, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
-      {-1, 51, 7, 0.0},  // 22: leaf: group_row.t128.v4.s4, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
-      {7, 24, 27, 13.40464556526718},  // 23: log2_bytes < 13.4046 ? 24 : 27
-      {9, 25, 26, 181.01933598375618},  // 24: max_row_elems < 181.019 ? 25 : 26
-      {-1, 58, 3, 0.0},  // 25: leaf: group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va
-      {-1, 61, 6, 0.0},  // 26: leaf: block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {7, 28, 31, 18.31031583167932},  // 27: log2_bytes < 18.3103 ? 28 : 31
+  static constexpr std::array<aotune::heuristics::TreeNode, 75> tree = {{
+      {9, 1, 62, 66489.0698987435},  // 0: max_row_elems < 66489.1 ? 1 : 62
+      {10, 2, 37, 121161.31395788015},  // 1: outputs < 121161 ? 2 : 37
+      {1, 3, 24, 5792.618751480198},  // 2: B < 5792.62 ? 3 : 24
+      {9, 4, 21, 4692.55751163478},  // 3: max_row_elems < 4692.56 ? 4 : 21
+      {5, 5, 18, 126.9232834668913},  // 4: avg_len < 126.923 ? 5 : 18
+      {1, 6, 15, 2896.309375740099},  // 5: B < 2896.31 ? 6 : 15
+      {7, 7, 8, 4.72074242599456},  // 6: log2_bytes < 4.72074 ? 7 : 8
+      {-1, 0, 3, 0.0},  // 7: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
+      {3, 9, 10, 2.4494897427831783},  // 8: nnz < 2.44949 ? 9 : 10
+      {-1, 3, 6, 0.0},  // 9: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca
+      {9, 11, 12, 22.627416997969522},  // 10: max_row_elems < 22.6274 ? 11 : 12
+      {-1, 9, 3, 0.0},  // 11: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
+      {4, 13, 14, 9.797958971132713},  // 12: max_len < 9.79796 ? 13 : 14
+      {-1, 12, 6, 0.0},  // 13: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
+      {-1, 18, 2, 0.0},  // 14: leaf: block_row.t128.va, block_row.t512.va
+      {3, 16, 17, 130300.29280089895},  // 15: nnz < 130300 ? 16 : 17
+      {-1, 20, 8, 0.0},  // 16: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
+      {-1, 28, 8, 0.0},  // 17: leaf: block_row.t128.va, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v2.ca, group_row.t128.v4.s1, nnz_split.t256.v2.c65536
+      {11, 19, 20, 0.007485649422471166},  // 18: row_share < 0.00748565 ? 19 : 20
+      {-1, 36, 3, 0.0},  // 19: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s4
+      {-1, 39, 3, 0.0},  // 20: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s4
+      {11, 22, 23, 0.001955347451468282},  // 21: row_share < 0.00195535 ? 22 : 23
+      {-1, 42, 6, 0.0},  // 22: leaf: block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 48, 2, 0.0},  // 23: leaf: block_row.t512.va, block_row.t128.va
+      {4, 25, 36, 181.01933598375618},  // 24: max_len < 181.019 ? 25 : 36
+      {9, 26, 35, 181.01933598375618},  // 25: max_row_elems < 181.019 ? 26 : 35
+      {11, 27, 32, 0.00012244257638877965},  // 26: row_share < 0.000122443 ? 27 : 32
+      {6, 28, 31, 1.989307656711},  // 27: skew < 1.98931 ? 28 : 31
       {0, 29, 30, 2.8284271247461903},  // 28: elem_bytes < 2.82843 ? 29 : 30
-      {-1, 67, 3, 0.0},  // 29: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1
-      {-1, 70, 3, 0.0},  // 30: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1
-      {-1, 73, 6, 0.0},  // 31: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {2, 33, 34, 252.98221281347037},  // 32: M < 252.982 ? 33 : 34
-      {-1, 79, 6, 0.0},  // 33: leaf: group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
-      {-1, 85, 6, 0.0},  // 34: leaf: block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {1, 36, 39, 512.0},  // 35: B < 512 ? 36 : 39
-      {9, 37, 38, 635.5470084895372},  // 36: max_row_elems < 635.547 ? 37 : 38
-      {-1, 91, 3, 0.0},  // 37: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1
-      {-1, 94, 3, 0.0},  // 38: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1
-      {9, 40, 43, 293.28484447717375},  // 39: max_row_elems < 293.285 ? 40 : 43
-      {1, 41, 42, 11585.237502960395},  // 40: B < 11585.2 ? 41 : 42
-      {-1, 97, 4, 0.0},  // 41: leaf: block_row.t128.va, group_row.t128.v1.s4, block_row.t512.va, group_row.t128.v1.s1
-      {-1, 101, 4, 0.0},  // 42: leaf: group_row.t128.v1.s4, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va
-      {9, 44, 49, 627.0693741524937},  // 43: max_row_elems < 627.069 ? 44 : 49
-      {2, 45, 48, 8.0},  // 44: M < 8 ? 45 : 48
-      {1, 46, 47, 32768.0},  // 45: B < 32768 ? 46 : 47
-      {-1, 105, 8, 0.0},  // 46: leaf: group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v4.s4, group_row.t128.v1.s1, nnz_split.t256.v2.ca, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.c65536
-      {-1, 113, 8, 0.0},  // 47: leaf: group_row.t128.v4.s4, group_row.t128.v1.s4, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
-      {-1, 121, 7, 0.0},  // 48: leaf: group_row.t128.v4.s4, group_row.t128.v1.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
-      {4, 50, 57, 11582.762364824723},  // 49: max_len < 11582.8 ? 50 : 57
-      {9, 51, 54, 51810.75718419873},  // 50: max_row_elems < 51810.8 ? 51 : 54
-      {9, 52, 53, 886.3768950057306},  // 51: max_row_elems < 886.377 ? 52 : 53
-      {-1, 128, 4, 0.0},  // 52: leaf: group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.va
-      {-1, 132, 3, 0.0},  // 53: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1
-      {3, 55, 56, 2095162.3999346686},  // 54: nnz < 2.09516e+06 ? 55 : 56
-      {-1, 135, 6, 0.0},  // 55: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, group_row.t128.v1.s1, nnz_split.t256.v2.ca
-      {-1, 141, 6, 0.0},  // 56: leaf: block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, group_row.t128.v1.s1
-      {-1, 147, 4, 0.0},  // 57: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s4, group_row.t128.v1.s1
-      {11, 59, 62, 0.015112648859401534},  // 58: row_share < 0.0151126 ? 59 : 62
-      {9, 60, 61, 1169881.4033020614},  // 59: max_row_elems < 1.16988e+06 ? 60 : 61
-      {-1, 151, 6, 0.0},  // 60: leaf: block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {-1, 157, 6, 0.0},  // 61: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {-1, 50, 8, 0.0},  // 29: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
+      {-1, 58, 8, 0.0},  // 30: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
+      {-1, 66, 3, 0.0},  // 31: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
+      {7, 33, 34, 17.49966804395733},  // 32: log2_bytes < 17.4997 ? 33 : 34
+      {-1, 69, 7, 0.0},  // 33: leaf: group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
+      {-1, 76, 7, 0.0},  // 34: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, group_row.t128.v2.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
+      {-1, 83, 7, 0.0},  // 35: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
+      {-1, 90, 3, 0.0},  // 36: leaf: block_row.t128.va, group_row.t128.v1.s4, block_row.t512.va
+      {9, 38, 49, 1810.1933598375617},  // 37: max_row_elems < 1810.19 ? 38 : 49
+      {5, 39, 48, 15.997524868288314},  // 38: avg_len < 15.9975 ? 39 : 48
+      {10, 40, 45, 370727.60009473265},  // 39: outputs < 370728 ? 40 : 45
+      {3, 41, 42, 22942.3995693563},  // 40: nnz < 22942.4 ? 41 : 42
+      {-1, 93, 6, 0.0},  // 41: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
+      {4, 43, 44, 18.33030277982336},  // 42: max_len < 18.3303 ? 43 : 44
+      {-1, 99, 5, 0.0},  // 43: leaf: group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
+      {-1, 104, 7, 0.0},  // 44: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
+      {3, 46, 47, 131000.94503857597},  // 45: nnz < 131001 ? 46 : 47
+      {-1, 111, 6, 0.0},  // 46: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
+      {-1, 117, 6, 0.0},  // 47: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
+      {-1, 123, 6, 0.0},  // 48: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
+      {2, 50, 53, 22.627416997969522},  // 49: M < 22.6274 ? 50 : 53
+      {9, 51, 52, 4579.4672179195695},  // 50: max_row_elems < 4579.47 ? 51 : 52
+      {-1, 129, 7, 0.0},  // 51: leaf: group_row.t128.v2.s4, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
+      {-1, 136, 7, 0.0},  // 52: leaf: block_row.t128.va, group_row.t128.v2.s4, group_row.t128.v2.s1, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536, group_row.t128.v4.s1
+      {1, 54, 55, 512.0},  // 53: B < 512 ? 54 : 55
+      {-1, 143, 6, 0.0},  // 54: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
+      {11, 56, 61, 0.00012157408226261619},  // 55: row_share < 0.000121574 ? 56 : 61
+      {7, 57, 60, 29.521670715474496},  // 56: log2_bytes < 29.5217 ? 57 : 60
+      {5, 58, 59, 8.017469447209},  // 57: avg_len < 8.01747 ? 58 : 59
+      {-1, 149, 6, 0.0},  // 58: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
+      {-1, 155, 6, 0.0},  // 59: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
+      {-1, 161, 6, 0.0},  // 60: leaf: block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, block_row.t512.va
+      {-1, 167, 6, 0.0},  // 61: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
       {7, 63, 64, 24.45972383238989},  // 62: log2_bytes < 24.4597 ? 63 : 64
-      {-1, 163, 6, 0.0},  // 63: leaf: nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {6, 65, 70, 924.5104533120154},  // 64: skew < 924.51 ? 65 : 70
-      {9, 66, 67, 756305.9779533679},  // 65: max_row_elems < 756306 ? 66 : 67
-      {-1, 169, 6, 0.0},  // 66: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {3, 68, 69, 2575835.228556361},  // 67: nnz < 2.57584e+06 ? 68 : 69
-      {-1, 175, 6, 0.0},  // 68: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {-1, 181, 6, 0.0},  // 69: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {-1, 187, 6, 0.0},  // 70: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {-1, 173, 6, 0.0},  // 63: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {9, 65, 66, 537684.8390200342},  // 64: max_row_elems < 537685 ? 65 : 66
+      {-1, 179, 6, 0.0},  // 65: leaf: block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {6, 67, 72, 924.5104533120154},  // 66: skew < 924.51 ? 67 : 72
+      {7, 68, 71, 29.945695549506762},  // 67: log2_bytes < 29.9457 ? 68 : 71
+      {1, 69, 70, 2048.0},  // 68: B < 2048 ? 69 : 70
+      {-1, 185, 6, 0.0},  // 69: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1
+      {-1, 191, 6, 0.0},  // 70: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 197, 6, 0.0},  // 71: leaf: block_row.t512.va, nnz_split.t256.v2.ca, group_row.t128.v2.s1, nnz_split.t256.v2.c65536, block_row.t128.va, group_row.t128.v4.s1
+      {11, 73, 74, 0.8998371279141533},  // 72: row_share < 0.899837 ? 73 : 74
+      {-1, 203, 6, 0.0},  // 73: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 209, 6, 0.0},  // 74: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
   }};
-  static constexpr std::array<std::uint16_t, 193> leaf_configs = {0, 2, 3, 1, 7, 6, 2, 4, 0, 1, 4, 2, 0, 1, 3, 2, 5, 0, 1, 7, 6, 5, 2, 0, 3, 7, 1, 6, 2, 4, 0, 1, 3, 2, 5, 4, 0, 1, 7, 6, 4, 2, 0, 1, 3, 2, 5, 0, 7, 1, 6, 5, 2, 3, 0, 7, 1, 6, 2, 0, 1, 0, 3, 2, 1, 7, 6, 0, 1, 2, 1, 0, 2, 1, 0, 2, 3, 7, 6, 3, 2, 0, 7, 1, 6, 0, 3, 1, 2, 7, 6, 0, 1, 2, 1, 0, 2, 0, 4, 1, 2, 4, 2, 0, 1, 4, 0, 5, 2, 7, 3, 1, 6, 5, 4, 2, 3, 0, 7, 6, 1, 5, 2, 0, 3, 7, 1, 6, 4, 0, 2, 1, 0, 1, 2, 1, 0, 3, 6, 2, 7, 0, 1, 7, 6, 3, 2, 1, 0, 4, 2, 1, 6, 7, 0, 2, 3, 6, 7, 1, 0, 2, 3, 7, 1, 6, 0, 2, 3, 7, 6, 1, 0, 2, 3, 6, 7, 1, 0, 2, 3, 7, 6, 1, 0, 2, 3, 7, 6, 1, 0, 2, 3};
+  static constexpr std::array<std::uint16_t, 215> leaf_configs = {4, 0, 1, 2, 3, 0, 1, 6, 7, 4, 0, 1, 2, 3, 0, 1, 7, 6, 0, 1, 5, 4, 2, 3, 0, 1, 7, 6, 0, 5, 4, 1, 2, 7, 3, 6, 0, 1, 4, 1, 0, 4, 0, 1, 7, 6, 2, 3, 1, 0, 3, 2, 5, 4, 0, 1, 7, 6, 2, 3, 5, 4, 0, 1, 7, 6, 4, 0, 1, 2, 5, 4, 0, 1, 7, 6, 5, 4, 2, 0, 1, 7, 6, 5, 4, 0, 2, 7, 1, 6, 0, 4, 1, 3, 2, 0, 7, 1, 6, 2, 0, 7, 1, 6, 5, 2, 3, 0, 7, 1, 6, 3, 2, 0, 7, 1, 6, 2, 3, 0, 7, 6, 1, 5, 2, 0, 7, 6, 1, 5, 0, 2, 3, 7, 6, 1, 0, 5, 2, 7, 1, 6, 3, 1, 2, 0, 3, 7, 6, 3, 2, 0, 7, 6, 1, 2, 0, 3, 7, 6, 1, 0, 2, 7, 6, 3, 1, 0, 2, 3, 1, 7, 6, 7, 6, 1, 0, 2, 3, 1, 6, 7, 0, 2, 3, 6, 7, 1, 2, 0, 3, 7, 6, 1, 0, 2, 3, 1, 7, 2, 6, 0, 3, 6, 7, 1, 0, 2, 3, 7, 6, 1, 0, 2, 3};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {0, 1, 2, 7, 6, 3, 5, 4};
+  static constexpr std::array<std::uint16_t, 8> fallback = {0, 1, 7, 2, 6, 3, 5, 4};
 };
 
 struct jagged_mean {
@@ -185,81 +191,87 @@ struct jagged_mean {
   static constexpr std::array<aotune::jagged_reduce::Config, 8> configs = {{
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 0: block_row.t128.va
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 1: block_row.t512.va
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 2: group_row.t128.v4.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 3: group_row.t128.v1.s4
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 4},  // 4: group_row.t128.v4.s4
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 16384, .slots = 1},  // 5: nnz_split.t256.v2.c16384
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 65536, .slots = 1},  // 6: nnz_split.t256.v4.c65536
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 2: group_row.t128.v2.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 3: group_row.t128.v4.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 4: group_row.t128.v1.s4
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 4},  // 5: group_row.t128.v2.s4
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536, .slots = 1},  // 6: nnz_split.t256.v2.c65536
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 0, .slots = 1},  // 7: nnz_split.t256.v2.ca
   }};
   static constexpr std::array<std::string_view, 8> config_ids = {
       "block_row.t128.va",
       "block_row.t512.va",
+      "group_row.t128.v2.s1",
       "group_row.t128.v4.s1",
       "group_row.t128.v1.s4",
-      "group_row.t128.v4.s4",
-      "nnz_split.t256.v2.c16384",
-      "nnz_split.t256.v4.c65536",
+      "group_row.t128.v2.s4",
+      "nnz_split.t256.v2.c65536",
       "nnz_split.t256.v2.ca",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 51> tree = {{
-      {9, 1, 36, 65902.97255814794},  // 0: max_row_elems < 65903 ? 1 : 36
-      {10, 2, 27, 185363.80004736633},  // 1: outputs < 185364 ? 2 : 27
-      {1, 3, 24, 11585.237502960395},  // 2: B < 11585.2 ? 3 : 24
-      {1, 4, 11, 512.0},  // 3: B < 512 ? 4 : 11
-      {9, 5, 8, 687.8139283265497},  // 4: max_row_elems < 687.814 ? 5 : 8
-      {9, 6, 7, 2.4494897427831783},  // 5: max_row_elems < 2.44949 ? 6 : 7
+  static constexpr std::array<aotune::heuristics::TreeNode, 57> tree = {{
+      {9, 1, 48, 72265.02335154955},  // 0: max_row_elems < 72265 ? 1 : 48
+      {10, 2, 29, 121161.31395788015},  // 1: outputs < 121161 ? 2 : 29
+      {11, 3, 12, 0.0004853553756896472},  // 2: row_share < 0.000485355 ? 3 : 12
+      {4, 4, 11, 181.01933598375618},  // 3: max_len < 181.019 ? 4 : 11
+      {9, 5, 10, 181.01933598375618},  // 4: max_row_elems < 181.019 ? 5 : 10
+      {11, 6, 7, 0.00012260725202238354},  // 5: row_share < 0.000122607 ? 6 : 7
       {-1, 0, 3, 0.0},  // 6: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {-1, 3, 2, 0.0},  // 7: leaf: block_row.t128.va, block_row.t512.va
-      {4, 9, 10, 3.7416573867739418},  // 8: max_len < 3.74166 ? 9 : 10
-      {-1, 5, 6, 0.0},  // 9: leaf: group_row.t128.v4.s1, block_row.t512.va, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536
-      {-1, 11, 2, 0.0},  // 10: leaf: block_row.t512.va, block_row.t128.va
-      {9, 12, 13, 22.627416997969522},  // 11: max_row_elems < 22.6274 ? 12 : 13
-      {-1, 13, 3, 0.0},  // 12: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {4, 14, 17, 4.000000000000001},  // 13: max_len < 4 ? 14 : 17
-      {7, 15, 16, 18.999279617646692},  // 14: log2_bytes < 18.9993 ? 15 : 16
-      {-1, 16, 7, 0.0},  // 15: leaf: group_row.t128.v4.s4, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536
-      {-1, 23, 6, 0.0},  // 16: leaf: group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536
-      {9, 18, 21, 90.50966799187809},  // 17: max_row_elems < 90.5097 ? 18 : 21
-      {1, 19, 20, 2896.309375740099},  // 18: B < 2896.31 ? 19 : 20
-      {-1, 29, 3, 0.0},  // 19: leaf: block_row.t128.va, group_row.t128.v1.s4, block_row.t512.va
-      {-1, 32, 5, 0.0},  // 20: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384
-      {4, 22, 23, 25.92296279363144},  // 21: max_len < 25.923 ? 22 : 23
-      {-1, 37, 7, 0.0},  // 22: leaf: group_row.t128.v4.s4, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536
-      {-1, 44, 2, 0.0},  // 23: leaf: block_row.t128.va, block_row.t512.va
-      {9, 25, 26, 886.8100134752651},  // 24: max_row_elems < 886.81 ? 25 : 26
-      {-1, 46, 3, 0.0},  // 25: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {-1, 49, 3, 0.0},  // 26: leaf: block_row.t128.va, group_row.t128.v1.s4, block_row.t512.va
-      {4, 28, 33, 45.254833995939045},  // 27: max_len < 45.2548 ? 28 : 33
-      {2, 29, 32, 181.01933598375618},  // 28: M < 181.019 ? 29 : 32
-      {2, 30, 31, 11.313708498984761},  // 29: M < 11.3137 ? 30 : 31
-      {-1, 52, 8, 0.0},  // 30: leaf: group_row.t128.v4.s4, group_row.t128.v4.s1, group_row.t128.v1.s4, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.c65536
-      {-1, 60, 6, 0.0},  // 31: leaf: group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.c65536
-      {-1, 66, 6, 0.0},  // 32: leaf: block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536
-      {9, 34, 35, 2896.309375740099},  // 33: max_row_elems < 2896.31 ? 34 : 35
-      {-1, 72, 7, 0.0},  // 34: leaf: group_row.t128.v4.s4, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va
-      {-1, 79, 6, 0.0},  // 35: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384
-      {11, 37, 42, 0.015692464464822243},  // 36: row_share < 0.0156925 ? 37 : 42
-      {0, 38, 39, 2.8284271247461903},  // 37: elem_bytes < 2.82843 ? 38 : 39
-      {-1, 85, 6, 0.0},  // 38: leaf: block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, block_row.t128.va, group_row.t128.v4.s1
-      {9, 40, 41, 149265.3437607002},  // 39: max_row_elems < 149265 ? 40 : 41
-      {-1, 91, 6, 0.0},  // 40: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v2.ca, block_row.t128.va, group_row.t128.v4.s1
-      {-1, 97, 6, 0.0},  // 41: leaf: nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, block_row.t128.va, group_row.t128.v4.s1
-      {7, 43, 46, 25.246486463361794},  // 42: log2_bytes < 25.2465 ? 43 : 46
-      {7, 44, 45, 23.246412927511},  // 43: log2_bytes < 23.2464 ? 44 : 45
-      {-1, 103, 6, 0.0},  // 44: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
-      {-1, 109, 6, 0.0},  // 45: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
-      {1, 47, 48, 1448.1546878700494},  // 46: B < 1448.15 ? 47 : 48
-      {-1, 115, 6, 0.0},  // 47: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v2.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
-      {7, 49, 50, 28.30757724948512},  // 48: log2_bytes < 28.3076 ? 49 : 50
-      {-1, 121, 6, 0.0},  // 49: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
-      {-1, 127, 6, 0.0},  // 50: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1
+      {3, 8, 9, 16504.19592103778},  // 7: nnz < 16504.2 ? 8 : 9
+      {-1, 3, 7, 0.0},  // 8: leaf: group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
+      {-1, 10, 7, 0.0},  // 9: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
+      {-1, 17, 7, 0.0},  // 10: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
+      {-1, 24, 3, 0.0},  // 11: leaf: block_row.t128.va, group_row.t128.v1.s4, block_row.t512.va
+      {9, 13, 26, 4692.55751163478},  // 12: max_row_elems < 4692.56 ? 13 : 26
+      {9, 14, 15, 11.313708498984761},  // 13: max_row_elems < 11.3137 ? 14 : 15
+      {-1, 27, 3, 0.0},  // 14: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
+      {4, 16, 19, 4.000000000000001},  // 15: max_len < 4 ? 16 : 19
+      {2, 17, 18, 362.03867196751236},  // 16: M < 362.039 ? 17 : 18
+      {-1, 30, 6, 0.0},  // 17: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
+      {-1, 36, 6, 0.0},  // 18: leaf: block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
+      {5, 20, 23, 128.61198578549235},  // 19: avg_len < 128.612 ? 20 : 23
+      {4, 21, 22, 14.966629547095765},  // 20: max_len < 14.9666 ? 21 : 22
+      {-1, 42, 6, 0.0},  // 21: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
+      {-1, 48, 2, 0.0},  // 22: leaf: block_row.t128.va, block_row.t512.va
+      {11, 24, 25, 0.007401612095750867},  // 23: row_share < 0.00740161 ? 24 : 25
+      {-1, 50, 3, 0.0},  // 24: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s4
+      {-1, 53, 2, 0.0},  // 25: leaf: block_row.t512.va, block_row.t128.va
+      {11, 27, 28, 0.0019078764952016054},  // 26: row_share < 0.00190788 ? 27 : 28
+      {-1, 55, 6, 0.0},  // 27: leaf: block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 61, 2, 0.0},  // 28: leaf: block_row.t512.va, block_row.t128.va
+      {9, 30, 45, 2289.7336089597848},  // 29: max_row_elems < 2289.73 ? 30 : 45
+      {5, 31, 44, 16.003669515417936},  // 30: avg_len < 16.0037 ? 31 : 44
+      {10, 32, 35, 370727.60009473265},  // 31: outputs < 370728 ? 32 : 35
+      {3, 33, 34, 23153.297216595307},  // 32: nnz < 23153.3 ? 33 : 34
+      {-1, 63, 6, 0.0},  // 33: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
+      {-1, 69, 5, 0.0},  // 34: leaf: group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
+      {4, 36, 39, 11.313708498984761},  // 35: max_len < 11.3137 ? 36 : 39
+      {2, 37, 38, 362.03867196751236},  // 36: M < 362.039 ? 37 : 38
+      {-1, 74, 6, 0.0},  // 37: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
+      {-1, 80, 6, 0.0},  // 38: leaf: block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
+      {0, 40, 41, 2.8284271247461903},  // 39: elem_bytes < 2.82843 ? 40 : 41
+      {-1, 86, 6, 0.0},  // 40: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
+      {10, 42, 43, 1310720.0},  // 41: outputs < 1.31072e+06 ? 42 : 43
+      {-1, 92, 6, 0.0},  // 42: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
+      {-1, 98, 6, 0.0},  // 43: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
+      {-1, 104, 6, 0.0},  // 44: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
+      {1, 46, 47, 512.0},  // 45: B < 512 ? 46 : 47
+      {-1, 110, 6, 0.0},  // 46: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
+      {-1, 116, 6, 0.0},  // 47: leaf: block_row.t128.va, group_row.t128.v2.s1, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
+      {11, 49, 52, 0.015692464464822243},  // 48: row_share < 0.0156925 ? 49 : 52
+      {9, 50, 51, 1166294.1660627478},  // 49: max_row_elems < 1.16629e+06 ? 50 : 51
+      {-1, 122, 6, 0.0},  // 50: leaf: block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 128, 6, 0.0},  // 51: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1
+      {7, 53, 54, 25.724531163130088},  // 52: log2_bytes < 25.7245 ? 53 : 54
+      {-1, 134, 6, 0.0},  // 53: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {6, 55, 56, 1791.6288566629023},  // 54: skew < 1791.63 ? 55 : 56
+      {-1, 140, 6, 0.0},  // 55: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 146, 6, 0.0},  // 56: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
   }};
-  static constexpr std::array<std::uint16_t, 133> leaf_configs = {3, 0, 1, 0, 1, 2, 1, 0, 7, 5, 6, 1, 0, 3, 0, 1, 4, 2, 0, 1, 7, 5, 6, 2, 0, 1, 7, 5, 6, 0, 3, 1, 3, 0, 1, 7, 5, 4, 0, 2, 7, 1, 5, 6, 0, 1, 3, 0, 1, 0, 3, 1, 4, 2, 3, 0, 7, 5, 1, 6, 2, 0, 7, 5, 1, 6, 0, 2, 1, 7, 5, 6, 4, 0, 2, 5, 7, 6, 1, 0, 1, 2, 7, 6, 5, 1, 7, 6, 5, 0, 2, 1, 6, 5, 7, 0, 2, 6, 1, 7, 5, 0, 2, 7, 5, 6, 1, 0, 2, 5, 7, 6, 1, 0, 2, 6, 5, 7, 1, 0, 2, 5, 7, 6, 1, 0, 2, 7, 6, 5, 1, 0, 2};
+  static constexpr std::array<std::uint16_t, 152> leaf_configs = {4, 0, 1, 2, 5, 4, 0, 1, 7, 6, 5, 4, 2, 0, 7, 1, 6, 5, 4, 0, 2, 7, 1, 6, 0, 4, 1, 4, 0, 1, 3, 2, 0, 1, 7, 6, 0, 3, 2, 1, 7, 6, 2, 0, 3, 1, 7, 6, 0, 1, 0, 1, 4, 1, 0, 0, 1, 7, 6, 2, 3, 1, 0, 3, 2, 0, 1, 7, 6, 2, 0, 7, 1, 6, 3, 2, 0, 7, 1, 6, 0, 3, 2, 1, 7, 6, 2, 3, 0, 7, 6, 1, 2, 3, 0, 7, 6, 1, 3, 2, 0, 7, 6, 1, 5, 2, 0, 7, 6, 1, 1, 2, 0, 3, 7, 6, 0, 2, 1, 3, 7, 6, 1, 6, 7, 0, 2, 3, 6, 7, 1, 2, 0, 3, 7, 6, 1, 0, 2, 3, 6, 7, 1, 0, 2, 3, 7, 6, 1, 0, 2, 3};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {0, 1, 7, 5, 6, 2, 4, 3};
+  static constexpr std::array<std::uint16_t, 8> fallback = {0, 1, 7, 2, 6, 3, 5, 4};
 };
 
 struct jagged_dense_add {
