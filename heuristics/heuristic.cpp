@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <functional>
 
+#include "heuristics/row_bound.h"
+
 namespace aotune::heuristics {
 
 HeuristicView Heuristic::view() const { return make_view(nodes, leaf_configs, fallback, configs); }
@@ -17,9 +19,12 @@ int Heuristic::depth() const {
 }
 
 Choice route(const Heuristic& h, const TrainingSet& ts, std::size_t row) {
-  return choose_config(h.view(), ts.features_of(row), ts.default_config,
-                       static_cast<uint32_t>(ts.num_configs()),
-                       [&](uint32_t c) { return ts.is_legal(row, c); });
+  // As the dispatch library will: row-per-block configs are passed over past the bound.
+  const bool bound = longest_row_past_bound(ts.kernel, ts.feature_names, ts.features_of(row));
+  return choose_config_avoiding(
+      h.view(), ts.features_of(row), ts.default_config, static_cast<uint32_t>(ts.num_configs()),
+      [&](uint32_t c) { return ts.is_legal(row, c); },
+      [&](uint32_t c) { return bound && reduces_each_row_in_one_block(ts.kernel, ts.config_ids[c]); });
 }
 
 std::vector<std::string> unsound_training_routes(const Heuristic& h, const TrainingSet& ts) {

@@ -2,12 +2,14 @@
 // the leaf's first config cannot run the problem, the default when nothing is tuned.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 
 #include "dispatch/src/kernel_heuristic_check.h"
 #include "dispatch/src/kernel_selection.h"
 #include "heuristics/kernel_defaults.h"
 #include "heuristics/kernel_features.h"
+#include "heuristics/row_bound.h"
 #include "kernels/common/errors.h"
 #include "kernels/common/registry.h"
 
@@ -72,6 +74,38 @@ TEST(DispatchSelect, TakesTheNextLegalConfigWhenTheLeafsFirstCannotRun) {
   EXPECT_EQ(s.source, heuristics::ChoiceSource::leaf);
   // M=100 is not a multiple of 8: block_row.t256.v8 is illegal on the right side too.
   EXPECT_EQ(id_of(select_jagged_reduce(store, sum_problem(100), 20, 90)), "block_row.t256.v1");
+}
+
+// The peer benchmark's one_huge row (B=2048 M=256 bf16, one row of 200000 among rows of ~1560):
+// the committed tree once sent it to block_row.t512 (5.4 ms; nnz_split 0.57 ms).
+TEST(DispatchSelect, PassesOverRowPerBlockConfigsPastTheOneBlockRowBound) {
+  const HeuristicStore store = sm90_store();  // every leaf, fallback and default holds a row in one block
+  jagged_reduce::Problem p = sum_problem(256);
+  p.B = 2048;
+  p.nnz = 3376000;
+  const Selection huge = select_jagged_reduce(store, p, 200000, 90);
+  EXPECT_TRUE(id_of(huge).starts_with("nnz_split.")) << id_of(huge);
+  EXPECT_EQ(huge.source, heuristics::ChoiceSource::any_legal);
+  // The same rows without the huge one: the tree's choice stands.
+  EXPECT_EQ(id_of(select_jagged_reduce(store, p, 3125, 90)), "block_row.t256.v8");
+  // No heuristic (an older device): the safe default is passed over too.
+  EXPECT_TRUE(id_of(select_jagged_reduce(store, p, 200000, 80)).starts_with("nnz_split."));
+}
+
+TEST(RowBound, HoldsWhereTheLongestRowInOneBlockOutlastsTheWholeProblem) {
+  // The peer one_huge: 102 MB row (1 ms at 100 GB/s) against 1.73 GB in all (0.41 ms).
+  EXPECT_TRUE(heuristics::longest_row_past_bound(200000.0 * 256, 2, std::log2(1.73e9)));
+  // Uniform B=1024 M=256 len <= 1024 f32: 1 MB rows, 0.54 GB in all.
+  EXPECT_FALSE(heuristics::longest_row_past_bound(1024.0 * 256, 4, std::log2(0.54e9)));
+  // Small problems: the launch dominates both sides.
+  EXPECT_FALSE(heuristics::longest_row_past_bound(1000.0 * 8, 4, std::log2(64e3)));
+  EXPECT_TRUE(heuristics::reduces_each_row_in_one_block("jagged_mean", "group_row.t128.v4.s4"));
+  EXPECT_FALSE(heuristics::reduces_each_row_in_one_block("jagged_sum", "nnz_split.t256.v2.ca"));
+  EXPECT_FALSE(heuristics::reduces_each_row_in_one_block("jagged_dense_add", "block_row.t128.va"));
+  // By name, on the kernel's own feature list; other kernels never.
+  const Features f = jagged_reduce::features(DType::bf16, 2048, 256, 3376000, 200000);
+  EXPECT_TRUE(heuristics::longest_row_past_bound("jagged_sum", f));
+  EXPECT_FALSE(heuristics::longest_row_past_bound("causal_trailing_mean", f));
 }
 
 TEST(DispatchSelect, AnOlderDeviceRunsTheSafeDefault) {

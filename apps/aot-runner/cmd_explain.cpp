@@ -69,7 +69,8 @@ void register_explain(CLI::App& app) {
                  s.went_left ? "<" : ">=", s.threshold, s.went_left ? "left" : "right");
     }
     for (const auto& c : e.leaf_candidates) {
-      fmt::print("  candidate {}{}\n", c.id, c.legal ? "" : " (illegal: " + c.reason + ")");
+      fmt::print("  candidate {}{}\n", c.id,
+                 c.legal ? (c.reason.empty() ? "" : " (" + c.reason + ")") : " (illegal: " + c.reason + ")");
     }
     fmt::print("config {} ({}, rank {})\n", e.config_id, heuristics::to_string(e.source), e.rank);
   });

@@ -4,6 +4,7 @@
 
 #include "aotune/arch_fallback.h"
 #include "dispatch/src/select_config.h"
+#include "heuristics/row_bound.h"
 #include "kernels/common/errors.h"
 
 namespace aotune::dispatch {
@@ -37,6 +38,12 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
   std::vector<double> x;
   for (const auto& [name, value] : info.features) x.push_back(value);
   auto legal = [&](uint32_t c) { return c < info.legality.size() && info.legality[c].ok; };
+  // As select_config(): past the one-block row bound, configs holding a row in one block are
+  // passed over (heuristics/row_bound.h).
+  const bool bound = heuristics::longest_row_past_bound(kernel.name(), info.features);
+  auto avoid = [&](uint32_t c) {
+    return bound && heuristics::reduces_each_row_in_one_block(kernel.name(), kernel.config_id(c));
+  };
   heuristics::HeuristicView view;
   if (h != nullptr && h->features.size() == x.size()) {
     e.arch_used = h->arch;
@@ -46,13 +53,17 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
     const heuristics::TreeNode& leaf = h->nodes[static_cast<std::size_t>(e.leaf)];
     for (int32_t r = 0; r < leaf.right; ++r) {
       const uint32_t c = h->configs[h->leaf_configs[static_cast<std::size_t>(leaf.left + r)]];
-      e.leaf_candidates.push_back(
-          {kernel.config_id(c), legal(c), legal(c) ? "" : info.legality[c].reason});
+      std::string reason = legal(c) ? "" : info.legality[c].reason;
+      if (legal(c) && avoid(c)) {
+        reason = "passed over: the longest row alone, at 100 GB/s in one block, takes longer than "
+                 "the whole problem at the copy ceiling (heuristics/row_bound.h)";
+      }
+      e.leaf_candidates.push_back({kernel.config_id(c), legal(c), reason});
     }
   }
-  const heuristics::Choice c =
-      heuristics::choose_config(view, x.data(), default_config_index(kernel),
-                                static_cast<uint32_t>(kernel.num_configs()), legal);
+  const heuristics::Choice c = heuristics::choose_config_avoiding(
+      view, x.data(), default_config_index(kernel), static_cast<uint32_t>(kernel.num_configs()), legal,
+      avoid);
   if (c.source == heuristics::ChoiceSource::none) throw_no_legal_config(kernel.name());
   e.config = c.config;
   e.config_id = kernel.config_id(c.config);

@@ -10,8 +10,10 @@
 
 #include "aotune/heuristic_store.h"
 #include "dispatch/src/kernel_heuristic_check.h"
+#include "heuristics/row_bound.h"
 #include "heuristics/tree_node.h"
 #include "kernels/common/errors.h"
+#include "kernels/common/registry.h"
 #include "kernels/common/tunable_kernel.h"
 
 namespace aotune::dispatch {
@@ -41,8 +43,14 @@ Selection select_config(const HeuristicStore& store, std::string_view kernel, in
     h = nullptr;
     warn_untuned_once(kernel, device_arch, store);
   }
-  const heuristics::Choice c =
-      heuristics::choose_config(view, x.data(), default_config, space_size, legal);
+  // Past the one-block row bound (heuristics/row_bound.h; rare, and only on large problems) the
+  // configs that hold a row in one block are passed over, as the fitter's scoring did.
+  const bool bound = heuristics::longest_row_past_bound(kernel, features);
+  const TunableKernel* k = bound ? &find_kernel(kernel) : nullptr;
+  const heuristics::Choice c = heuristics::choose_config_avoiding(
+      view, x.data(), default_config, space_size, legal, [&](uint32_t i) {
+        return k != nullptr && heuristics::reduces_each_row_in_one_block(kernel, k->config_id(i));
+      });
   if (c.source == heuristics::ChoiceSource::none) throw_no_legal_config(kernel);
   return {c.config, c.source, h != nullptr ? h->arch : 0};
 }
