@@ -182,6 +182,43 @@ TEST(CliExplain, ShowsTheFallbackChainTreePathAndConfigForAnArchitecture) {
   EXPECT_EQ(old["config"]["source"], "default_config");
 }
 
+// One call's exact sizes instead of a length distribution: the peer benchmark's one_huge row.
+TEST(CliExplain, TakesAJaggedCallsExactSizes) {
+  int code = -1;
+  const std::string out = aot_runner(
+      "explain --kernel jagged_sum --shape 'B=2048,M=256,nnz=3376000,max_len=200000,dtype=bf16' "
+      "--arch sm90 --json",
+      &code);
+  ASSERT_EQ(code, 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["features"]["nnz"], 3376000.0);
+  EXPECT_EQ(j["features"]["max_len"], 200000.0);
+  EXPECT_EQ(j["shape"]["max_len"], 200000);
+  // Past the one-block row bound, whatever the tree: no config that holds a row in one block.
+  const std::string id = j["config"]["id"].get<std::string>();
+  EXPECT_TRUE(id.starts_with("nnz_split.")) << id;
+  // max_len left out: the mean row length rounded up, as the dispatch library takes it.
+  const auto even = nlohmann::json::parse(aot_runner(
+      "explain --kernel jagged_mean --shape 'B=100,M=64,nnz=1001' --arch sm90 --json", &code));
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(even["features"]["max_len"], 11.0);
+}
+
+TEST(CliExplain, RejectsGridKeysAndBadSizesInTheCallForm) {
+  int code = -1;
+  std::string out = aot_runner(
+      "explain --kernel jagged_sum --shape 'B=4,M=8,nnz=10,len=2' --arch sm90 2>&1", &code);
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(out.find("'len'"), std::string::npos) << out;
+  out = aot_runner("explain --kernel jagged_sum --shape 'B=4,M=8,nnz=10,max_len=11' --arch sm90 2>&1",
+                   &code);
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(out.find("max_len=11"), std::string::npos) << out;
+  out = aot_runner("explain --kernel causal_trailing_mean --shape 'B=4,nnz=10' --arch sm90 2>&1", &code);
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(out.find("no such form"), std::string::npos) << out;
+}
+
 TEST(CliExplain, WithoutAGpuRequiresArch) {
   if (cuda_device_available()) GTEST_SKIP() << "a GPU is present: explain takes its architecture";
   int code = -1;

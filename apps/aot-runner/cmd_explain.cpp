@@ -8,6 +8,7 @@
 #include "aotune/arch_fallback.h"
 #include "aotune/device.h"
 #include "aotune/explain.h"
+#include "apps/aot-runner/call_shape.h"
 #include "apps/aot-runner/commands.h"
 #include "apps/aot-runner/shape_arg.h"
 #include "kernels/common/errors.h"
@@ -34,7 +35,10 @@ void register_explain(CLI::App& app) {
   cmd->footer(
       "Example: aot-runner explain --kernel jagged_sum --shape 'B=1024,M=256,len=64,dtype=bf16' "
       "--arch sm120 --json\n"
-      "Shape keys are the kernel's shape-spec fields (as in configs/grids/<kernel>.json).");
+      "Shape keys are the kernel's shape-spec fields (as in configs/grids/<kernel>.json).\n"
+      "A jagged call's exact sizes also work: give nnz (and max_len, the longest row, if the call\n"
+      "passes it), e.g. --kernel jagged_sum --shape 'B=2048,M=256,nnz=3376000,max_len=200000,dtype=bf16'\n"
+      "(jagged_dense_add: B, N, nnz, max_len); buffers are taken as 256-byte aligned.");
   cmd->add_option("--kernel", args->kernel, "Kernel name (see `aot-runner list`)")->required();
   cmd->add_option("--shape", args->shape, "key=value pairs, comma-separated")->required();
   cmd->add_option("--arch", args->arch,
@@ -43,7 +47,7 @@ void register_explain(CLI::App& app) {
   cmd->callback([args] {
     const TunableKernel& kernel = find_kernel(args->kernel);
     const nlohmann::json spec = parse_shape_pairs(args->shape);
-    const ProblemInfo info = kernel.describe(spec);
+    const ProblemInfo info = is_call_shape(spec) ? call_problem_info(kernel, spec) : kernel.describe(spec);
     int arch = 0;
     if (!args->arch.empty()) {
       arch = parse_arch_name(args->arch);

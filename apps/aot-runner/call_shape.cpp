@@ -1,0 +1,118 @@
+#include "apps/aot-runner/call_shape.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "dispatch/src/kernel_selection.h"
+#include "kernels/common/dtype.h"
+#include "kernels/common/errors.h"
+#include "kernels/jagged_dense_add/jagged_dense_add.h"
+#include "kernels/jagged_reduce/jagged_reduce.h"
+
+namespace aotune::cli {
+
+namespace {
+
+// Distinct 256-byte-aligned addresses: legality only looks at alignment, nothing is dereferenced.
+const void* fake_buffer(int k) { return reinterpret_cast<const void*>(std::uintptr_t{1} << (20 + k)); }
+
+void check_keys(const std::string& kernel, const nlohmann::json& spec, const std::set<std::string>& allowed) {
+  for (const auto& [key, value] : spec.items()) {
+    if (allowed.count(key) == 0) {
+      std::string list;
+      for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      throw InvalidArgument(kernel + ": '" + key + "' is not a key of the call form (nnz=... given); expected " +
+                            list + ". A grid shape (len, dist, cap, ...) has no nnz");
+    }
+  }
+}
+
+int64_t int_key(const std::string& kernel, const nlohmann::json& spec, const std::string& key,
+                std::optional<int64_t> fallback) {
+  if (!spec.contains(key)) {
+    if (fallback) return *fallback;
+    throw InvalidArgument(kernel + ": the call form needs " + key + "=<integer>");
+  }
+  const nlohmann::json& v = spec.at(key);
+  if (!v.is_number_integer()) throw InvalidArgument(kernel + ": " + key + " must be an integer, got " + v.dump());
+  return v.get<int64_t>();
+}
+
+std::string text_key(const nlohmann::json& spec, const std::string& key, const std::string& fallback) {
+  return spec.contains(key) ? (spec.at(key).is_string() ? spec.at(key).get<std::string>() : spec.at(key).dump())
+                            : fallback;
+}
+
+template <typename Config, typename Problem, typename Supports>
+std::vector<Legality> legality_of(const std::vector<Config>& space, const Problem& p, Supports&& supports) {
+  std::vector<Legality> out;
+  out.reserve(space.size());
+  for (const Config& c : space) out.push_back(supports(c, p));
+  return out;
+}
+
+ProblemInfo jagged_reduce_call(const std::string& name, const nlohmann::json& spec) {
+  check_keys(name, spec, {"B", "M", "nnz", "max_len", "dtype", "index"});
+  jagged_reduce::Problem p;
+  p.op = name == "jagged_sum" ? jagged_reduce::Op::sum : jagged_reduce::Op::mean;
+  p.B = int_key(name, spec, "B", std::nullopt);
+  p.M = int_key(name, spec, "M", std::nullopt);
+  p.nnz = int_key(name, spec, "nnz", std::nullopt);
+  p.dtype = parse_dtype(text_key(spec, "dtype", "f32"));
+  p.index = parse_index_type(text_key(spec, "index", "i64"));
+  p.values = fake_buffer(0);
+  p.offsets = fake_buffer(1);
+  p.out = const_cast<void*>(fake_buffer(2));
+  if (p.op == jagged_reduce::Op::mean) p.feature_counts = fake_buffer(3);
+  jagged_reduce::validate(p);
+  const int64_t max_len = dispatch::feature_max_len(name, int_key(name, spec, "max_len", -1), p.B, p.nnz);
+  ProblemInfo info;
+  info.shape = {{"B", p.B}, {"M", p.M}, {"nnz", p.nnz}, {"max_len", max_len},
+                {"dtype", std::string(to_string(p.dtype))}, {"index", std::string(to_string(p.index))}};
+  info.features = jagged_reduce::features(p.dtype, p.B, p.M, p.nnz, max_len);
+  info.legality = legality_of(jagged_reduce::config_space(), p,
+                              [](const auto& c, const auto& q) { return jagged_reduce::supports(c, q); });
+  return info;
+}
+
+ProblemInfo jagged_dense_add_call(const nlohmann::json& spec) {
+  const std::string name = "jagged_dense_add";
+  check_keys(name, spec, {"B", "N", "nnz", "max_len", "dtype", "index"});
+  jagged_dense_add::Problem p;
+  p.B = int_key(name, spec, "B", std::nullopt);
+  p.N = int_key(name, spec, "N", std::nullopt);
+  p.nnz = int_key(name, spec, "nnz", std::nullopt);
+  p.max_len = int_key(name, spec, "max_len", -1);
+  p.dtype = parse_dtype(text_key(spec, "dtype", "f32"));
+  p.index = parse_index_type(text_key(spec, "index", "i64"));
+  p.x = fake_buffer(0);
+  p.offsets = fake_buffer(1);
+  p.y = fake_buffer(2);
+  p.out = const_cast<void*>(fake_buffer(3));
+  jagged_dense_add::validate(p);
+  const int64_t longest = std::min(p.N, dispatch::feature_max_len(name, p.max_len, p.B, p.nnz));
+  ProblemInfo info;
+  info.shape = {{"B", p.B}, {"N", p.N}, {"nnz", p.nnz}, {"max_len", longest},
+                {"dtype", std::string(to_string(p.dtype))}, {"index", std::string(to_string(p.index))}};
+  info.features = jagged_dense_add::features(p.dtype, p.B, p.N, p.nnz, longest);
+  info.legality = legality_of(jagged_dense_add::config_space(), p,
+                              [](const auto& c, const auto& q) { return jagged_dense_add::supports(c, q); });
+  return info;
+}
+
+}  // namespace
+
+bool is_call_shape(const nlohmann::json& spec) { return spec.is_object() && spec.contains("nnz"); }
+
+ProblemInfo call_problem_info(const TunableKernel& kernel, const nlohmann::json& spec) {
+  const std::string name(kernel.name());
+  if (name == "jagged_sum" || name == "jagged_mean") return jagged_reduce_call(name, spec);
+  if (name == "jagged_dense_add") return jagged_dense_add_call(spec);
+  throw InvalidArgument(name + ": nnz= describes one jagged call; " + name +
+                        " has no such form (its grid shape is already the call's sizes)");
+}
+
+}  // namespace aotune::cli

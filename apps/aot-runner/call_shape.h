@@ -1,0 +1,23 @@
+// A shape given as one call's exact sizes (`--shape B=2048,M=256,nnz=3376000,max_len=200000`)
+// rather than as a grid spec with a length distribution: the features and legality the dispatch
+// library computes for that call, so `explain` can show the config a real call gets.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/common/tunable_kernel.h"
+
+namespace aotune::cli {
+
+// Whether `spec` is in the call form (it has "nnz").
+bool is_call_shape(const nlohmann::json& spec);
+
+// The call's ProblemInfo, as the aotune::ops entry point of `kernel` sees it: features from the
+// same features() (max_len -1 or absent: the mean row length rounded up, as dispatch does) and
+// each config's legality for 256-byte-aligned buffers (what cudaMalloc returns). Keys:
+// jagged_sum / jagged_mean: B, M, nnz, max_len, dtype (f32), index (i64); jagged_dense_add: B, N,
+// nnz, max_len, dtype, index. Throws InvalidArgument naming a missing, unknown or bad key or
+// value, or a kernel without this form. bytes_moved is left 0 (explain does not use it).
+ProblemInfo call_problem_info(const TunableKernel& kernel, const nlohmann::json& spec);
+
+}  // namespace aotune::cli
