@@ -1,6 +1,5 @@
 #include "apps/aot-runner/call_shape.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -46,6 +45,13 @@ std::string text_key(const nlohmann::json& spec, const std::string& key, const s
                             : fallback;
 }
 
+// The longest row the features were computed with (the call's max_len, or the dispatch rule's).
+int64_t longest_row(const Features& f) {
+  for (const auto& [name, value] : f)
+    if (name == "max_len") return static_cast<int64_t>(value);
+  throw Error("jagged features without max_len");  // a kernel's features() changed its names
+}
+
 template <typename Config, typename Problem, typename Supports>
 std::vector<Legality> legality_of(const std::vector<Config>& space, const Problem& p, Supports&& supports) {
   std::vector<Legality> out;
@@ -67,12 +73,10 @@ ProblemInfo jagged_reduce_call(const std::string& name, const nlohmann::json& sp
   p.offsets = fake_buffer(1);
   p.out = const_cast<void*>(fake_buffer(2));
   if (p.op == jagged_reduce::Op::mean) p.feature_counts = fake_buffer(3);
-  jagged_reduce::validate(p);
-  const int64_t max_len = dispatch::feature_max_len(name, int_key(name, spec, "max_len", -1), p.B, p.nnz);
   ProblemInfo info;
-  info.shape = {{"B", p.B}, {"M", p.M}, {"nnz", p.nnz}, {"max_len", max_len},
+  info.features = dispatch::jagged_reduce_call_features(p, int_key(name, spec, "max_len", -1));
+  info.shape = {{"B", p.B}, {"M", p.M}, {"nnz", p.nnz}, {"max_len", longest_row(info.features)},
                 {"dtype", std::string(to_string(p.dtype))}, {"index", std::string(to_string(p.index))}};
-  info.features = jagged_reduce::features(p.dtype, p.B, p.M, p.nnz, max_len);
   info.legality = legality_of(jagged_reduce::config_space(), p,
                               [](const auto& c, const auto& q) { return jagged_reduce::supports(c, q); });
   return info;
@@ -92,12 +96,10 @@ ProblemInfo jagged_dense_add_call(const nlohmann::json& spec) {
   p.offsets = fake_buffer(1);
   p.y = fake_buffer(2);
   p.out = const_cast<void*>(fake_buffer(3));
-  jagged_dense_add::validate(p);
-  const int64_t longest = std::min(p.N, dispatch::feature_max_len(name, p.max_len, p.B, p.nnz));
   ProblemInfo info;
-  info.shape = {{"B", p.B}, {"N", p.N}, {"nnz", p.nnz}, {"max_len", longest},
+  info.features = dispatch::jagged_dense_add_call_features(p);
+  info.shape = {{"B", p.B}, {"N", p.N}, {"nnz", p.nnz}, {"max_len", longest_row(info.features)},
                 {"dtype", std::string(to_string(p.dtype))}, {"index", std::string(to_string(p.index))}};
-  info.features = jagged_dense_add::features(p.dtype, p.B, p.N, p.nnz, longest);
   info.legality = legality_of(jagged_dense_add::config_space(), p,
                               [](const auto& c, const auto& q) { return jagged_dense_add::supports(c, q); });
   return info;

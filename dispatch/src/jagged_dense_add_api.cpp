@@ -11,15 +11,18 @@ namespace aotune {
 
 namespace dispatch {
 
-Selection select_jagged_dense_add(const HeuristicStore& store, const jagged_dense_add::Problem& p,
-                                  int device_arch) {
+Features jagged_dense_add_call_features(const jagged_dense_add::Problem& p) {
   jagged_dense_add::validate(p);
   const int64_t longest = std::min(p.N, feature_max_len("jagged_dense_add", p.max_len, p.B, p.nnz));
+  return jagged_dense_add::features(p.dtype, p.B, p.N, p.nnz, longest);
+}
+
+Selection select_jagged_dense_add(const HeuristicStore& store, const jagged_dense_add::Problem& p,
+                                  int device_arch) {
+  const Features features = jagged_dense_add_call_features(p);
   static const uint32_t default_config = default_config_index(find_kernel("jagged_dense_add"));
   const auto& space = jagged_dense_add::config_space();
-  return select_config(store, "jagged_dense_add", device_arch,
-                       jagged_dense_add::features(p.dtype, p.B, p.N, p.nnz, longest),
-                       default_config, static_cast<uint32_t>(space.size()),
+  return select_config(store, "jagged_dense_add", device_arch, features, default_config, static_cast<uint32_t>(space.size()),
                        [&](uint32_t i) { return jagged_dense_add::supports(space[i], p).ok; });
 }
 

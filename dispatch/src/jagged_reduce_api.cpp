@@ -21,18 +21,22 @@ int64_t feature_max_len(std::string_view op, int64_t max_len, int64_t B, int64_t
   return B > 0 ? (nnz + B - 1) / B : 0;
 }
 
+Features jagged_reduce_call_features(const jagged_reduce::Problem& p, int64_t max_len) {
+  jagged_reduce::validate(p);
+  const int64_t longest = feature_max_len(p.op == jagged_reduce::Op::sum ? "jagged_sum" : "jagged_mean",
+                                          max_len, p.B, p.nnz);
+  return jagged_reduce::features(p.dtype, p.B, p.M, p.nnz, longest);
+}
+
 Selection select_jagged_reduce(const HeuristicStore& store, const jagged_reduce::Problem& p,
                                int64_t max_len, int device_arch) {
   const bool sum = p.op == jagged_reduce::Op::sum;
   const char* name = sum ? "jagged_sum" : "jagged_mean";
-  jagged_reduce::validate(p);
-  const int64_t longest = feature_max_len(name, max_len, p.B, p.nnz);
+  const Features features = jagged_reduce_call_features(p, max_len);
   static const uint32_t default_sum = default_config_index(find_kernel("jagged_sum"));
   static const uint32_t default_mean = default_config_index(find_kernel("jagged_mean"));
   const auto& space = jagged_reduce::config_space();
-  return select_config(store, name, device_arch,
-                       jagged_reduce::features(p.dtype, p.B, p.M, p.nnz, longest),
-                       sum ? default_sum : default_mean, static_cast<uint32_t>(space.size()),
+  return select_config(store, name, device_arch, features, sum ? default_sum : default_mean, static_cast<uint32_t>(space.size()),
                        [&](uint32_t i) { return jagged_reduce::supports(space[i], p).ok; });
 }
 

@@ -21,6 +21,12 @@ Selection select_jagged_dense_add(const HeuristicStore& store, const jagged_dens
 Selection select_causal_trailing_mean(const HeuristicStore& store,
                                       const causal_trailing_mean::Problem& p, int device_arch);
 
+// The features the entry points compute for one call (after validating it, which throws
+// InvalidArgument naming the problem): the caller's max_len, or the mean row length rounded up.
+// `explain` uses them for a call given by its exact sizes.
+Features jagged_reduce_call_features(const jagged_reduce::Problem& p, int64_t max_len);
+Features jagged_dense_add_call_features(const jagged_dense_add::Problem& p);
+
 // The longest row for the features: max_len when known, else the mean row length rounded up.
 // Throws InvalidArgument when max_len is neither -1 nor in [0, nnz].
 int64_t feature_max_len(std::string_view op, int64_t max_len, int64_t B, int64_t nnz);
