@@ -32,10 +32,14 @@ inline constexpr double kOneBlockBytesPerUs = 100e3;  // 100 GB/s
 inline constexpr double kCopyCeilingBytesPerUs = 4.3e6;  // the H200's copy ceiling (BENCH.md)
 inline constexpr double kLaunchUs = 5.0;
 
-// Whether `kernel` is one whose configs can hold a row in one block, and config `id` is one of them.
+// Whether some of `kernel`'s configs hold a row in one block (the only kernels the bound concerns).
+inline bool has_row_per_block_configs(std::string_view kernel) {
+  return kernel == "jagged_sum" || kernel == "jagged_mean";
+}
+
+// Whether config `id` of `kernel` is one of those.
 inline bool reduces_each_row_in_one_block(std::string_view kernel, std::string_view id) {
-  if (kernel != "jagged_sum" && kernel != "jagged_mean") return false;
-  return id.starts_with("block_row.") || id.starts_with("group_row.");
+  return has_row_per_block_configs(kernel) && (id.starts_with("block_row.") || id.starts_with("group_row."));
 }
 
 // The bound itself, on the jagged_reduce features (kernels/jagged_reduce, features()).
@@ -50,7 +54,7 @@ inline bool longest_row_past_bound(double max_row_elems, double elem_bytes, doub
 // the dispatch library calls it on every jagged call.
 template <typename At>
 bool longest_row_past_bound_at(std::string_view kernel, std::size_t n, At&& at) {
-  if (kernel != "jagged_sum" && kernel != "jagged_mean") return false;
+  if (!has_row_per_block_configs(kernel)) return false;
   double row = -1, elem = -1, log2_bytes = -1;
   for (std::size_t i = 0; i < n; ++i) {
     const auto [name, value] = at(i);
