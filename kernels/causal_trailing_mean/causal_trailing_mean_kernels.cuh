@@ -110,6 +110,24 @@ struct alignas(16) Raw {
   T v[kVec<T>];
 };
 
+// The V elements of one vector as floats. bf16 is the top half of an fp32, so each 32-bit word
+// gives its two elements with one shift and one mask; __bfloat162float per element compiled to a
+// PRMT and an IMAD per odd element (ncu: conversions were a quarter of a bf16 tile's IMADs).
+template <typename T>
+__device__ __forceinline__ void unpack(const Raw<T>& r, float (&f)[kVec<T>]) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    const uint32_t* const w = reinterpret_cast<const uint32_t*>(&r);
+#pragma unroll
+    for (int j = 0; j < kVec<T> / 2; ++j) {
+      f[2 * j] = __uint_as_float(w[j] << 16);
+      f[2 * j + 1] = __uint_as_float(w[j] & 0xffff0000u);
+    }
+  } else {
+#pragma unroll
+    for (int v = 0; v < kVec<T>; ++v) f[v] = to_float(r.v[v]);
+  }
+}
+
 // One 16-byte store with the streaming hint (outputs are never read again here). An intrinsic, not
 // a struct assignment: with the assignment, nvcc merged the vector path's store with the scalar
 // path's per-element stores that follow the same `if`, and emitted the first vector of every
@@ -148,8 +166,7 @@ __device__ __forceinline__ void lag_vector_at(const Raw<T>* ring, int vi, float 
       rw[j] = __funnelshift_r(w[kWord + j], w[kWord + j + 1], kShift);
     }
   }
-#pragma unroll
-  for (int v = 0; v < kVec<T>; ++v) lagged[v] = to_float(r.v[v]);
+  unpack(r, lagged);
 }
 
 template <typename T, int RING_VECS, int OFF = 0>
@@ -162,8 +179,8 @@ __device__ __forceinline__ void lag_vector_switch(const Raw<T>* ring, int vi, in
 
 // `i`: ring position of the first lagged element (0 <= i < RING_VECS * V).
 template <typename T, int RING_VECS>
-__device__ __forceinline__ void lag_vector(const Raw<T>* ring, int64_t i, float (&lagged)[kVec<T>]) {
-  constexpr int V = kVec<T>;
+__device__ __forceinline__ void lag_vector(const Raw<T>* ring, uint32_t i, float (&lagged)[kVec<T>]) {
+  constexpr uint32_t V = kVec<T>;
   lag_vector_switch<T, RING_VECS>(ring, static_cast<int>(i / V), static_cast<int>(i % V), lagged);
 }
 
@@ -249,15 +266,20 @@ __global__ void __launch_bounds__(BLOCK)
   const float inv_cf = 1.0f / static_cast<float>(cf);
 
   // Work item w: segment w % nseg of row w / nseg.
+  // `aligned`: whether the segment's first element is 16-byte aligned in x and out, and with it
+  // every tile's (a tile is a multiple of 16 bytes), so a tile's vector check is one compare.
   struct Item {
     const T* xr;
     T* outr;
     int64_t s0, s1;
+    bool aligned;
   };
   auto item_at = [&](int64_t w) {
     const int64_t row = cut.nseg == 1 ? w : w / cut.nseg;  // whole rows skip the 64-bit division
     const int64_t s0 = (w - row * cut.nseg) * cut.seg_len;
-    return Item{x + row * cut.T, out + row * cut.T, s0, min64(cut.T, s0 + cut.seg_len)};
+    const T* const xr = x + row * cut.T;
+    T* const outr = out + row * cut.T;
+    return Item{xr, outr, s0, min64(cut.T, s0 + cut.seg_len), aligned16(xr + s0) && aligned16(outr + s0)};
   };
 
   // Whole, aligned tiles are loaded one tile ahead into `next`, so each thread has the next tile's
@@ -268,7 +290,7 @@ __global__ void __launch_bounds__(BLOCK)
   Raw<T> next[VECS];
   bool next_vec = false;
   auto prefetch = [&](const Item& it, int64_t t) {
-    next_vec = t < it.s1 && it.s1 - t >= kTile && aligned16(it.xr + t) && aligned16(it.outr + t);
+    next_vec = it.aligned && it.s1 - t >= kTile;
     if (!next_vec) return;
 #pragma unroll
     for (int k = 0; k < VECS; ++k) {
@@ -319,150 +341,167 @@ __global__ void __launch_bounds__(BLOCK)
       }
       Ops::sync();  // the previous tile's readers of the ring slot and totals are done
 
-      float a[VECS][V];
+      // The rest of the tile, compiled twice: for an interior tile of the running window (whole
+      // aligned vectors, every lagged element in the ring and at or after the row start, every
+      // window full: t0 >= cf) without any of those checks, and for any tile with them. ncu on
+      // the 268 MB bf16 rows (warp.t128.v2.s16) counted ~410 instructions per steady-state tile
+      // (SM 81 %, DRAM 48 %: issue-bound), many of them these checks, 64-bit index arithmetic and
+      // element conversions. Session 9 A/B, best config: 0.95 on those rows, 0.94 on f32 ones.
+      auto tile = [&](auto interior_tag) {
+        constexpr bool F = decltype(interior_tag)::value;
+        const uint32_t t0_lo = static_cast<uint32_t>(t0);  // ring positions need only the low bits
+        float a[VECS][V];
 #pragma unroll
-      for (int k = 0; k < VECS; ++k) {
-        const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
-        T* const slot = ring + ((t0 + e0) & (kRing - 1));
-        if (vec) {
-          const Raw<T> r = cur[k];
-          if (!direct) *reinterpret_cast<Raw<T>*>(slot) = r;
+        for (int k = 0; k < VECS; ++k) {
+          const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
+          T* const slot = ring + ((t0_lo + e0) & (kRing - 1));
+          if (F || vec) {
+            const Raw<T> r = cur[k];
+            if (!direct) *reinterpret_cast<Raw<T>*>(slot) = r;
+            unpack(r, a[k]);
+          } else {
 #pragma unroll
-          for (int v = 0; v < V; ++v) a[k][v] = to_float(r.v[v]);
-        } else {
-#pragma unroll
-          for (int v = 0; v < V; ++v) {
-            const T raw = e0 + v < n ? xr[t0 + e0 + v] : from_float<T>(0.0f);
-            if (!direct) slot[v] = raw;
-            a[k][v] = to_float(raw);
+            for (int v = 0; v < V; ++v) {
+              const T raw = e0 + v < n ? xr[t0 + e0 + v] : from_float<T>(0.0f);
+              if (!direct) slot[v] = raw;
+              a[k][v] = to_float(raw);
+            }
           }
         }
-      }
-      Ops::sync();
+        Ops::sync();
 
-      float o[VECS][V];
-      if constexpr (DIRECT) {
-        // Window from registers: this thread's vector and the V elements before it (the lane
-        // below's vector; lane 0 takes the previous chunk's lane 31, or the ring / global memory
-        // for a warp's first chunk).
+        float o[VECS][V];
+        if constexpr (DIRECT) {
+          // Window from registers: this thread's vector and the V elements before it (the lane
+          // below's vector; lane 0 takes the previous chunk's lane 31, or the ring / global memory
+          // for a warp's first chunk).
 #pragma unroll
-        for (int k = 0; k < VECS; ++k) {
-          const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
-          float prev[V];
-#pragma unroll
-          for (int v = 0; v < V; ++v) {
-            const float below = __shfl_up_sync(kFullMask, a[k][v], 1);
-            const float wrap = k > 0 ? __shfl_sync(kFullMask, a[k > 0 ? k - 1 : 0][v], 31) : 0.0f;
-            prev[v] = lane > 0 ? below : wrap;
-          }
-          if (lane == 0 && k == 0 && e0 < n) {  // a warp wholly past a partial tile reads nothing
-            const int64_t t = t0 + e0;
+          for (int k = 0; k < VECS; ++k) {
+            const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
+            float prev[V];
 #pragma unroll
             for (int v = 0; v < V; ++v) {
-              const int64_t tp = t - V + v;
-              prev[v] = tp >= 0 ? to_float(xr[tp]) : 0.0f;
+              const float below = __shfl_up_sync(kFullMask, a[k][v], 1);
+              const float wrap = k > 0 ? __shfl_sync(kFullMask, a[k > 0 ? k - 1 : 0][v], 31) : 0.0f;
+              prev[v] = lane > 0 ? below : wrap;
             }
-          }
-          // prev holds zeros before the row's start, so every window is a plain sum of cf terms.
-          direct_window_sums<V>(static_cast<int>(cf), prev, a[k], o[k]);
-          if (t0 + e0 + 1 >= cf) {  // past the ramp: every window is full, no division
+            if (lane == 0 && k == 0 && e0 < n) {  // a warp wholly past a partial tile reads nothing
+              const int64_t t = t0 + e0;
 #pragma unroll
-            for (int v = 0; v < V; ++v) o[k][v] *= inv_cf;
-          } else {
-#pragma unroll
-            for (int v = 0; v < V; ++v) {
-              const int64_t t = t0 + e0 + v;
-              o[k][v] = t + 1 < cf ? o[k][v] / static_cast<float>(t + 1) : o[k][v] * inv_cf;
+              for (int v = 0; v < V; ++v) {
+                const int64_t tp = t - V + v;
+                prev[v] = tp >= 0 ? to_float(xr[tp]) : 0.0f;
+              }
             }
-          }
-        }
-      } else {
-        // Running window: scan the differences inside the tile (cross-chunk sums in Wide, above).
-        Wide chunk_base = 0;      // sum of d over this warp's earlier chunks
-        Wide before_vec[VECS];    // sum of d over the tile's elements before each vector
+            // prev holds zeros before the row's start, so every window is a plain sum of cf terms.
+            direct_window_sums<V>(static_cast<int>(cf), prev, a[k], o[k]);
+            if (t0 + e0 + 1 >= cf) {  // past the ramp: every window is full, no division
 #pragma unroll
-        for (int k = 0; k < VECS; ++k) {
-          const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
-          float lagged[V];
-          const int64_t tl = t0 + e0 - cf;  // x index lagging this thread's first element
-          if (vec && lag_in_ring && tl >= 0) {
-            lag_vector<T, kRing / V>(s_ring_raw[unit], tl & (kRing - 1), lagged);
-          } else {
+              for (int v = 0; v < V; ++v) o[k][v] *= inv_cf;
+            } else {
 #pragma unroll
-            for (int v = 0; v < V; ++v) {
-              const int64_t t = t0 + e0 + v;
-              lagged[v] = 0.0f;
-              if (e0 + v < n && t >= cf) {
-                lagged[v] = lag_in_ring ? to_float(ring[(t - cf) & (kRing - 1)]) : to_float(xr[t - cf]);
+              for (int v = 0; v < V; ++v) {
+                const int64_t t = t0 + e0 + v;
+                o[k][v] = t + 1 < cf ? o[k][v] / static_cast<float>(t + 1) : o[k][v] * inv_cf;
               }
             }
           }
-          float run = 0.0f;
+        } else {
+          // Running window: scan the differences inside the tile (cross-chunk sums in Wide, above).
+          Wide chunk_base = 0;      // sum of d over this warp's earlier chunks
+          Wide before_vec[VECS];    // sum of d over the tile's elements before each vector
 #pragma unroll
-          for (int v = 0; v < V; ++v) {
-            run += a[k][v] - lagged[v];
-            o[k][v] = run;
-          }
-          const float inclusive = warp_inclusive_scan(run);
-          const float exclusive = __shfl_up_sync(kFullMask, inclusive, 1);
-          // The sum of d before this thread's vector, added once per vector in the epilogue
-          // (not once per element here: with V = 8 the per-element adds were a quarter of the
-          // scan's arithmetic, and bf16 windows are issue-bound rather than bandwidth-bound).
-          before_vec[k] = chunk_base + Wide(lane > 0 ? exclusive : 0.0f);
-          chunk_base += Wide(__shfl_sync(kFullMask, inclusive, 31));
-        }
-        Wide warp_before = 0, tile_total = chunk_base;
-        if constexpr (kWarps > 1) {
-          if (lane == 31) s_warp_total[unit][warp] = chunk_base;
-          Ops::sync();
-          tile_total = 0;
+          for (int k = 0; k < VECS; ++k) {
+            const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
+            float lagged[V];
+            const int64_t tl = t0 + e0 - cf;  // x index lagging this thread's first element
+            if (F || (vec && lag_in_ring && tl >= 0)) {
+              const uint32_t lag_pos = (t0_lo + e0 - static_cast<uint32_t>(cf)) & (kRing - 1);
+              lag_vector<T, kRing / V>(s_ring_raw[unit], lag_pos, lagged);
+            } else {
 #pragma unroll
-          for (int i = 0; i < kWarps; ++i) {
-            const Wide wt = s_warp_total[unit][i];
-            if (i < warp) warp_before += wt;
-            tile_total += wt;
+              for (int v = 0; v < V; ++v) {
+                const int64_t t = t0 + e0 + v;
+                lagged[v] = 0.0f;
+                if (e0 + v < n && t >= cf) {
+                  lagged[v] = lag_in_ring ? to_float(ring[(t - cf) & (kRing - 1)]) : to_float(xr[t - cf]);
+                }
+              }
+            }
+            float run = 0.0f;
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+              run += a[k][v] - lagged[v];
+              o[k][v] = run;
+            }
+            const float inclusive = warp_inclusive_scan(run);
+            const float exclusive = __shfl_up_sync(kFullMask, inclusive, 1);
+            // The sum of d before this thread's vector, added once per vector in the epilogue
+            // (not once per element here: with V = 8 the per-element adds were a quarter of the
+            // scan's arithmetic, and bf16 windows are issue-bound rather than bandwidth-bound).
+            before_vec[k] = chunk_base + Wide(lane > 0 ? exclusive : 0.0f);
+            chunk_base += Wide(__shfl_sync(kFullMask, inclusive, 31));
           }
+          Wide warp_before = 0, tile_total = chunk_base;
+          if constexpr (kWarps > 1) {
+            if (lane == 31) s_warp_total[unit][warp] = chunk_base;
+            Ops::sync();
+            tile_total = 0;
+#pragma unroll
+            for (int i = 0; i < kWarps; ++i) {
+              const Wide wt = s_warp_total[unit][i];
+              if (i < warp) warp_before += wt;
+              tile_total += wt;
+            }
+          }
+          const float base = static_cast<float>(carry);
+#pragma unroll
+          for (int k = 0; k < VECS; ++k) {
+            const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
+            // S(t) = offset + run(t), offset = carry + warp_before + before_vec = S(first element of
+            // the vector - 1), itself a window sum: formed once per vector (with wide sums in fp64,
+            // rounded once), then one fused multiply-add per element (was three adds and a multiply).
+            const float offset = kWideSums ? static_cast<float>(carry + double(warp_before + before_vec[k]))
+                                           : base + float(warp_before + before_vec[k]);
+            if (F || t0 + e0 + 1 >= cf) {  // past the ramp: every window is full, no division
+              const float scaled_offset = offset * inv_cf;
+#pragma unroll
+              for (int v = 0; v < V; ++v) o[k][v] = __fmaf_rn(o[k][v], inv_cf, scaled_offset);
+            } else {
+#pragma unroll
+              for (int v = 0; v < V; ++v) {
+                const int64_t t = t0 + e0 + v;
+                const float s = offset + o[k][v];
+                o[k][v] = t + 1 < cf ? s / static_cast<float>(t + 1) : s * inv_cf;
+              }
+            }
+          }
+          carry += double(tile_total);
         }
-        const float base = static_cast<float>(carry);
+
 #pragma unroll
         for (int k = 0; k < VECS; ++k) {
           const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
-          // S(t) = offset + run(t), offset = carry + warp_before + before_vec = S(first element of
-          // the vector - 1), itself a window sum: formed once per vector (with wide sums in fp64,
-          // rounded once), then one fused multiply-add per element (was three adds and a multiply).
-          const float offset = kWideSums ? static_cast<float>(carry + double(warp_before + before_vec[k]))
-                                         : base + float(warp_before + before_vec[k]);
-          if (t0 + e0 + 1 >= cf) {  // past the ramp: every window is full, no division
-            const float scaled_offset = offset * inv_cf;
+          if (F || vec) {
+            Raw<T> r;
 #pragma unroll
-            for (int v = 0; v < V; ++v) o[k][v] = __fmaf_rn(o[k][v], inv_cf, scaled_offset);
+            for (int v = 0; v < V; ++v) r.v[v] = from_float<T>(o[k][v]);
+            store_streaming(outr + t0 + e0, r);
           } else {
 #pragma unroll
             for (int v = 0; v < V; ++v) {
-              const int64_t t = t0 + e0 + v;
-              const float s = offset + o[k][v];
-              o[k][v] = t + 1 < cf ? s / static_cast<float>(t + 1) : s * inv_cf;
+              if (e0 + v < n) outr[t0 + e0 + v] = from_float<T>(o[k][v]);
             }
           }
         }
-        carry += double(tile_total);
-      }
-
-#pragma unroll
-      for (int k = 0; k < VECS; ++k) {
-        const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
-        if (vec) {
-          Raw<T> r;
-#pragma unroll
-          for (int v = 0; v < V; ++v) r.v[v] = from_float<T>(o[k][v]);
-          store_streaming(outr + t0 + e0, r);
-        } else {
-#pragma unroll
-          for (int v = 0; v < V; ++v) {
-            if (e0 + v < n) outr[t0 + e0 + v] = from_float<T>(o[k][v]);
-          }
+      };
+      if constexpr (!DIRECT) {
+        if (vec && lag_in_ring && t0 >= cf) {
+          tile(std::true_type{});
+          continue;
         }
       }
+      tile(std::false_type{});
     }
   }
 }
@@ -501,8 +540,10 @@ void run_thread_window(const Problem& p, cudaStream_t stream) {
   // A window longer than the row is the row (T <= kMaxThreadWindow then): T + 1 keeps every output
   // on the divide-by-(t+1) ramp, exactly as cf does, and fits an int.
   const int cf = static_cast<int>(std::min<int64_t>(p.cf, p.T + 1));
-  // 32-bit indices while i + stride (< n + blocks * BLOCK <= 2 n + BLOCK) cannot wrap.
-  if (n <= INT32_MAX) {
+  // 32-bit indices while no thread's index can wrap: its last i is at most n - 1, and the loop
+  // still forms i + stride (stride = blocks * BLOCK) before it stops. (n <= INT32_MAX alone let
+  // that sum pass 2^32 for n within BLOCK of 2^31: a wrapped i < n wrote outputs a second time.)
+  if ((n - 1) + blocks * BLOCK <= int64_t{UINT32_MAX}) {
     trailing_mean_thread_kernel<T, BLOCK, W, uint32_t><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
         static_cast<const T*>(p.x), static_cast<T*>(p.out), static_cast<uint32_t>(n), static_cast<uint32_t>(p.T), cf);
   } else {
