@@ -30,12 +30,12 @@
 //   8 configs, tree depth 2 (max depth 2 and min leaf 16 from cross-validation)
 // causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 187 shapes
 //   database configs/sm90/causal_trailing_mean.json
-//   sha256 582bd4dceaccb8e9281c64ba713ac4fe03d3917fb22799bca1ea8460f642eab5
-//   kernel source 02f83f56ec70e8c5193ff31e7c1e844b011b6e5faaf1c26c3504ab4d90516031
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0570, p95 1.2041, max 1.7553
-//   best single config warp.t128.v1.s4: geomean 1.2153
-//   default config block.t256.v1.s16: geomean 1.5547
-//   8 configs, tree depth 3 (max depth 3 and min leaf 8 from cross-validation)
+//   sha256 87d834f368167deabd2647d50883d143044db2dc47651f16a04b7abc2e282e7b
+//   kernel source f0d13c3cff79196ef531b42102f85115f69d8c0217c6f65e88b35ae81fc1262d
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0608, p95 1.2000, max 1.7025
+//   best single config warp.t128.v1.s4: geomean 1.1941
+//   default config block.t256.v1.s16: geomean 1.4487
+//   8 configs, tree depth 5 (max depth 6 and min leaf 2 from cross-validation)
 // clang-format off
 #pragma once
 
@@ -340,44 +340,50 @@ struct causal_trailing_mean {
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::causal_trailing_mean::Config, 8> configs = {{
       {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 0: warp.t128.v1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = false},  // 1: warp.t128.v2.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 16, .persistent = false},  // 2: warp.t128.v2.s16
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 4, .seg_tiles = 4, .persistent = true},  // 3: block.t128.v4.s4.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 4, .persistent = true},  // 4: warp.t128.v1.s4.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 2, .seg_tiles = 4, .persistent = true},  // 5: warp.t256.v2.s4.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 1: warp.t128.v1.s16
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 2: warp.t128.v2.s4
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 3: warp.t256.v1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = true},  // 4: warp.t128.v2.s1.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 4, .seg_tiles = 4, .persistent = true},  // 5: warp.t256.v4.s4.p
       {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 6: thread.t128
       {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 7: thread.t256
   }};
   static constexpr std::array<std::string_view, 8> config_ids = {
       "warp.t128.v1.s1",
-      "warp.t128.v2.s1",
-      "warp.t128.v2.s16",
-      "block.t128.v4.s4.p",
-      "warp.t128.v1.s4.p",
-      "warp.t256.v2.s4.p",
+      "warp.t128.v1.s16",
+      "warp.t128.v2.s4",
+      "warp.t256.v1.s1",
+      "warp.t128.v2.s1.p",
+      "warp.t256.v4.s4.p",
       "thread.t128",
       "thread.t256",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 13> tree = {{
-      {6, 1, 8, 14829104.003789306},  // 0: total_bytes < 1.48291e+07 ? 1 : 8
-      {3, 2, 5, 5.656854249492381},  // 1: cf < 5.65685 ? 2 : 5
-      {5, 3, 4, 183178.68871678278},  // 2: elems < 183179 ? 3 : 4
-      {-1, 0, 8, 0.0},  // 3: leaf: thread.t128, thread.t256, warp.t128.v1.s1, warp.t128.v2.s1, warp.t128.v1.s4.p, warp.t256.v2.s4.p, block.t128.v4.s4.p, warp.t128.v2.s16
-      {-1, 8, 8, 0.0},  // 4: leaf: warp.t128.v1.s1, warp.t128.v2.s1, thread.t256, thread.t128, warp.t128.v1.s4.p, warp.t256.v2.s4.p, warp.t128.v2.s16, block.t128.v4.s4.p
-      {2, 6, 7, 316.2277660168379},  // 5: T < 316.228 ? 6 : 7
-      {-1, 16, 6, 0.0},  // 6: leaf: warp.t128.v1.s4.p, warp.t128.v1.s1, warp.t128.v2.s16, warp.t128.v2.s1, warp.t256.v2.s4.p, block.t128.v4.s4.p
-      {-1, 22, 6, 0.0},  // 7: leaf: warp.t128.v1.s1, warp.t128.v2.s1, warp.t128.v1.s4.p, warp.t256.v2.s4.p, block.t128.v4.s4.p, warp.t128.v2.s16
-      {6, 9, 12, 93787488.62299278},  // 8: total_bytes < 9.37875e+07 ? 9 : 12
-      {6, 10, 11, 23726566.40606289},  // 9: total_bytes < 2.37266e+07 ? 10 : 11
-      {-1, 28, 6, 0.0},  // 10: leaf: warp.t128.v1.s4.p, warp.t128.v2.s1, warp.t256.v2.s4.p, block.t128.v4.s4.p, warp.t128.v1.s1, warp.t128.v2.s16
-      {-1, 34, 6, 0.0},  // 11: leaf: warp.t256.v2.s4.p, warp.t128.v1.s4.p, warp.t128.v2.s16, warp.t128.v2.s1, block.t128.v4.s4.p, warp.t128.v1.s1
-      {-1, 40, 6, 0.0},  // 12: leaf: warp.t128.v2.s16, warp.t256.v2.s4.p, warp.t128.v1.s4.p, warp.t128.v2.s1, block.t128.v4.s4.p, warp.t128.v1.s1
+  static constexpr std::array<aotune::heuristics::TreeNode, 19> tree = {{
+      {5, 1, 8, 1853638.0004736632},  // 0: elems < 1.85364e+06 ? 1 : 8
+      {3, 2, 7, 5.656854249492381},  // 1: cf < 5.65685 ? 2 : 7
+      {5, 3, 6, 183178.68871678278},  // 2: elems < 183179 ? 3 : 6
+      {2, 4, 5, 2862.167011199731},  // 3: T < 2862.17 ? 4 : 5
+      {-1, 0, 8, 0.0},  // 4: leaf: thread.t256, thread.t128, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p
+      {-1, 8, 8, 0.0},  // 5: leaf: thread.t128, thread.t256, warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {-1, 16, 8, 0.0},  // 6: leaf: warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1.p, thread.t256, thread.t128, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p
+      {-1, 24, 6, 0.0},  // 7: leaf: warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p
+      {2, 9, 12, 1011.9288512538814},  // 8: T < 1011.93 ? 9 : 12
+      {0, 10, 11, 2.8284271247461903},  // 9: elem_bytes < 2.82843 ? 10 : 11
+      {-1, 30, 6, 0.0},  // 10: leaf: warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s4.p
+      {-1, 36, 6, 0.0},  // 11: leaf: warp.t128.v2.s4, warp.t128.v1.s16, warp.t128.v2.s1.p, warp.t256.v4.s4.p, warp.t128.v1.s1, warp.t256.v1.s1
+      {5, 13, 18, 189812531.24850312},  // 12: elems < 1.89813e+08 ? 13 : 18
+      {5, 14, 17, 2965820.800757861},  // 13: elems < 2.96582e+06 ? 14 : 17
+      {3, 15, 16, 90.50966799187809},  // 14: cf < 90.5097 ? 15 : 16
+      {-1, 42, 8, 0.0},  // 15: leaf: warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256, thread.t128
+      {-1, 50, 6, 0.0},  // 16: leaf: warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t256.v4.s4.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v1.s16
+      {-1, 56, 6, 0.0},  // 17: leaf: warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v1.s1
+      {-1, 62, 6, 0.0},  // 18: leaf: warp.t256.v4.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t128.v2.s1.p, warp.t256.v1.s1, warp.t128.v1.s1
   }};
-  static constexpr std::array<std::uint16_t, 46> leaf_configs = {6, 7, 0, 1, 4, 5, 3, 2, 0, 1, 7, 6, 4, 5, 2, 3, 4, 0, 2, 1, 5, 3, 0, 1, 4, 5, 3, 2, 4, 1, 5, 3, 0, 2, 5, 4, 2, 1, 3, 0, 2, 5, 4, 1, 3, 0};
+  static constexpr std::array<std::uint16_t, 68> leaf_configs = {7, 6, 0, 3, 4, 2, 1, 5, 6, 7, 3, 0, 4, 2, 5, 1, 3, 0, 4, 7, 6, 2, 1, 5, 0, 3, 4, 2, 1, 5, 1, 2, 4, 0, 3, 5, 2, 1, 4, 5, 0, 3, 4, 2, 0, 3, 5, 1, 7, 6, 2, 4, 5, 0, 3, 1, 2, 5, 1, 4, 0, 3, 5, 2, 1, 4, 3, 0};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {1, 4, 5, 0, 2, 3, 7, 6};
+  static constexpr std::array<std::uint16_t, 8> fallback = {2, 4, 0, 3, 1, 5, 7, 6};
 };
 
 using kernels = aotune::heuristics::TableList<jagged_sum, jagged_mean, jagged_dense_add, causal_trailing_mean>;
