@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 #include "heuristics/decision_tree.h"
 #include "tuner/stable_hash.h"
@@ -44,8 +45,11 @@ Heuristic fit_on(const TrainingSet& ts, std::span<const std::size_t> rows,
                  const HyperParams& params, const SubsetOptions& subset,
                  SplitCriterion criterion) {
   return fit_tree(ts, rows, select_config_subset(ts, rows, subset),
-                  {params.max_depth, params.min_leaf, criterion});
+                  {params.max_depth, params.min_leaf, criterion, params.routed_heads});
 }
+
+// Least mean improvement in ln(slowdown) per row for routed heads to be chosen (see below).
+constexpr double kRoutedHeadsMargin = 0.005;
 
 HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size_t> rows,
                                 const CrossValidationOptions& options) {
@@ -53,19 +57,21 @@ HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size
   const std::vector<std::size_t> fold_of = assign_folds(ts, rows, options.folds, options.fold_salt);
   const std::size_t k = *std::max_element(fold_of.begin(), fold_of.end()) + 1;
   const int deepest = *std::max_element(options.depths.begin(), options.depths.end());
-  // cost[m][d]: summed over all folds' test rows.
-  std::vector<std::vector<Cost>> cost(options.min_leaves.size(),
-                                      std::vector<Cost>(options.depths.size()));
+  // cost[h][m][d]: summed over all folds' test rows; h = routed_heads.
+  std::vector<std::vector<std::vector<Cost>>> cost(
+      2, std::vector<std::vector<Cost>>(options.min_leaves.size(), std::vector<Cost>(options.depths.size())));
   std::vector<std::size_t> train, test;
   for (std::size_t fold = 0; fold < k; ++fold) {
     split_rows(rows, fold_of, fold, train, test);
     const std::vector<std::size_t> subset = select_config_subset(ts, train, options.subset);
-    for (std::size_t m = 0; m < options.min_leaves.size(); ++m) {
-      const GrownTree grown =
-          grow_tree(ts, train, subset, {deepest, options.min_leaves[m], options.criterion});
-      for (std::size_t d = 0; d < options.depths.size(); ++d) {
-        const Heuristic h = flatten(grown, options.depths[d]);
-        for (const std::size_t row : test) cost[m][d] += choice_cost(ts, row, route(h, ts, row));
+    for (std::size_t h = 0; h < 2; ++h) {
+      for (std::size_t m = 0; m < options.min_leaves.size(); ++m) {
+        const GrownTree grown = grow_tree(ts, train, subset,
+                                          {deepest, options.min_leaves[m], options.criterion, h == 1});
+        for (std::size_t d = 0; d < options.depths.size(); ++d) {
+          const Heuristic model = flatten(grown, options.depths[d]);
+          for (const std::size_t row : test) cost[h][m][d] += choice_cost(ts, row, route(model, ts, row));
+        }
       }
     }
   }
@@ -80,17 +86,27 @@ HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size
   std::stable_sort(leaf_order.begin(), leaf_order.end(), [&](std::size_t a, std::size_t b) {
     return options.min_leaves[a] > options.min_leaves[b];
   });
-  HyperParams best{options.depths[depth_order[0]], options.min_leaves[leaf_order[0]]};
-  Cost best_cost = cost[leaf_order[0]][depth_order[0]];
-  for (const std::size_t d : depth_order) {
-    for (const std::size_t m : leaf_order) {
-      if (cost[m][d] < best_cost) {
-        best_cost = cost[m][d];
-        best = {options.depths[d], options.min_leaves[m]};
+  auto best_of = [&](std::size_t h) {
+    HyperParams best{options.depths[depth_order[0]], options.min_leaves[leaf_order[0]], h == 1};
+    Cost best_cost = cost[h][leaf_order[0]][depth_order[0]];
+    for (const std::size_t d : depth_order) {
+      for (const std::size_t m : leaf_order) {
+        if (cost[h][m][d] < best_cost) {
+          best_cost = cost[h][m][d];
+          best = {options.depths[d], options.min_leaves[m], h == 1};
+        }
       }
     }
-  }
-  return best;
+    return std::pair{best, best_cost};
+  };
+  const auto [plain, plain_cost] = best_of(0);
+  const auto [routed, routed_cost] = best_of(1);
+  // Routed heads must win by a margin: 0.5 % of geomean slowdown over the rows. Where they only
+  // match plain lists within noise (the jagged kernels), picking them by a hair made some fold
+  // draws' trees lead with configs that were catastrophic on unseen shapes (held-out max 3.3 ->
+  // 10, 10 draws); on causal_trailing_mean they win by ~1.2 % (session 9, PERF.md).
+  const Cost margin{0, static_cast<int64_t>(kRoutedHeadsMargin * 1e6 * static_cast<double>(rows.size()))};
+  return routed_cost + margin < plain_cost ? routed : plain;
 }
 
 HeldOut heldout_choices(const TrainingSet& ts, const CrossValidationOptions& options) {

@@ -19,6 +19,7 @@ namespace aotune::heuristics {
 struct HyperParams {
   int max_depth = 0;
   std::size_t min_leaf = 1;
+  bool routed_heads = false;  // TreeOptions::routed_heads
   friend bool operator==(const HyperParams&, const HyperParams&) = default;
 };
 
@@ -45,8 +46,8 @@ Heuristic fit_on(const TrainingSet& ts, std::span<const std::size_t> rows,
                  const HyperParams& params, const SubsetOptions& subset,
                  SplitCriterion criterion = SplitCriterion::leave_one_out);
 
-// The hyper-parameters with the lowest cross-validated cost on `rows`; ties prefer the shallower
-// tree, then the larger leaves. Fewer than two rows: depth 0.
+// The hyper-parameters with the lowest cross-validated cost on `rows`; ties prefer plain lists
+// (no routed heads), then the shallower tree, then the larger leaves. Fewer than two rows: depth 0.
 HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size_t> rows,
                                 const CrossValidationOptions& options);
 

@@ -28,6 +28,11 @@ struct TreeOptions {
   int max_depth = 8;
   std::size_t min_leaf = 1;  // fewest training shapes on either side of a split
   SplitCriterion criterion = SplitCriterion::leave_one_out;
+  // Whether a node's list may lead with a config that is illegal for some of its shapes, which
+  // then take the second (dispatch walks the list to the first legal config). Off: every listed
+  // config is legal on all the node's shapes whenever one such config exists (the first fitter's
+  // rule). Chosen per kernel by cross-validation (HyperParams).
+  bool routed_heads = false;
 };
 
 // A fitted tree before flattening. Every node keeps its ranked configs, so one tree grown to the
@@ -61,8 +66,11 @@ Heuristic fit_tree(const TrainingSet& ts, std::span<const std::size_t> rows,
 // Positions of `configs` ranked for `rows`: by Cost (passing everywhere first, then summed
 // log-slowdown), ties by position. When `only_passing` and some config passed on every row, the
 // others are left out, so a leaf never lists a config that failed one of its training shapes.
+// With `routed_heads`, the list instead starts with the cheapest head (a config, then the one its
+// illegal shapes take) and keeps every config that never failed a legal run on `rows`.
 std::vector<uint16_t> rank_configs(const TrainingSet& ts, std::span<const std::size_t> rows,
-                                   const std::vector<std::size_t>& configs, bool only_passing);
+                                   const std::vector<std::size_t>& configs, bool only_passing,
+                                   bool routed_heads = false);
 
 // A split point strictly above `lo` and at most `hi`: the geometric midpoint when both are
 // positive (a midpoint in log2 space, as sizes span decades), else the arithmetic one.

@@ -148,6 +148,7 @@ nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& 
   j["shapes_without_passing_config"] = ts.dropped_shapes;
   j["folds"] = fit.heldout_detail.per_fold.size();
   j["min_leaf"] = fit.params.min_leaf;
+  j["routed_heads"] = fit.params.routed_heads;
   j["max_depth"] = fit.params.max_depth;
   nlohmann::ordered_json configs = nlohmann::ordered_json::array();
   for (const uint32_t c : fit.model.configs) configs.push_back(ts.config_ids[c]);

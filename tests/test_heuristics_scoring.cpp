@@ -70,6 +70,26 @@ TEST(HeldOutScoring, AGeneralisingTreeScoresWellHeldOut) {
   EXPECT_DOUBLE_EQ(fit.heldout.geomean, 1.0);
 }
 
+// c0 is `gain` faster than c1 wherever it is legal, and illegal on every other shape; nothing in
+// the feature tells which (see TreeFit.RoutedHeadsSaveTheSplitThatPlainListsSpendOnLegality).
+TrainingSet half_legal(double gain) {
+  TrainingSet ts = empty_training_set({"noise"}, 2);
+  for (int i = 0; i < 60; ++i) {
+    const bool legal = i % 2 == 0;
+    add_shape(ts, fmt::format("s{}", i), {static_cast<double>(i % 7)}, {legal ? 1.0 : -1.0, gain},
+              {legal, true});
+  }
+  return ts;
+}
+
+TEST(HeldOutScoring, CrossValidationChoosesRoutedHeadsOnlyWhenTheyWinByTheMargin) {
+  const CrossValidationOptions options;
+  const TrainingSet clear = half_legal(1.10);  // 10 % on half the shapes: ~5 % a shape
+  EXPECT_TRUE(choose_hyper_params(clear, all_rows(clear), options).routed_heads);
+  const TrainingSet hair = half_legal(1.004);  // 0.2 % a shape: under the 0.5 % margin
+  EXPECT_FALSE(choose_hyper_params(hair, all_rows(hair), options).routed_heads);
+}
+
 TEST(Folds, AreBalancedDeterministicAndIndependentOfGridOrder) {
   TrainingSet a = empty_training_set({"x"}, 1), b = empty_training_set({"x"}, 1);
   for (int i = 0; i < 23; ++i) add_timed_shape(a, fmt::format("k{}", i), {0}, {1});

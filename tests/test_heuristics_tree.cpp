@@ -162,6 +162,43 @@ TEST(TreeFit, LeafListsOnlyConfigsThatPassedOnAllItsShapesWhenOneExists) {
   EXPECT_EQ(rank_configs(ts, rows, {0, 1, 2}, false), (std::vector<uint16_t>{1, 2, 0}));
 }
 
+TEST(TreeFit, RoutedHeadsLeadWithAConfigIllegalForSomeShapesAndListTheOneTheyTake) {
+  // c0 is best wherever it is legal (not on "b"), c2 on "b", c1 never broken but slower.
+  TrainingSet ts = empty_training_set({"x"}, 3);
+  add_shape(ts, "a", {1}, {1.0, 1.2, 1.5}, {true, true, true});
+  add_shape(ts, "b", {2}, {-1.0, 1.2, 1.0}, {false, true, true});
+  add_shape(ts, "c", {3}, {1.0, 1.3, 1.4}, {true, true, true});
+  add_shape(ts, "d", {4}, {2.0, -1.0, 2.0}, {true, true, true});  // c1 legal but broken here
+  const auto rows = all_rows(ts);
+  // c0 first, c2 for "b"; c1 is left out: it failed a legal run on "d".
+  EXPECT_EQ(rank_configs(ts, rows, {0, 1, 2}, true, true), (std::vector<uint16_t>{0, 2}));
+  // The whole tree: one leaf, and dispatch's walk of its list sends "b" to c2.
+  const Heuristic h =
+      fit_tree(ts, rows, {0, 1, 2}, {.max_depth = 0, .min_leaf = 1, .routed_heads = true});
+  EXPECT_TRUE(unsound_training_routes(h, ts).empty());
+  EXPECT_EQ(route(h, ts, 1).config, 2u);
+  EXPECT_EQ(route(h, ts, 0).config, 0u);
+}
+
+TEST(TreeFit, RoutedHeadsSaveTheSplitThatPlainListsSpendOnLegality) {
+  // c0 (the thread unit, say) is 10 % faster wherever legal, illegal for half the shapes, which
+  // nothing in the features separates from the others. Plain lists must use c1 everywhere.
+  TrainingSet ts = empty_training_set({"noise"}, 2);
+  for (int i = 0; i < 20; ++i) {
+    const bool legal = i % 2 == 0;
+    add_shape(ts, fmt::format("s{}", i), {static_cast<double>(i % 7)}, {legal ? 1.0 : -1.0, 1.1},
+              {legal, true});
+  }
+  const auto rows = all_rows(ts);
+  const Heuristic plain = fit_tree(ts, rows, {0, 1}, {.max_depth = 0, .min_leaf = 1});
+  const Heuristic routed =
+      fit_tree(ts, rows, {0, 1}, {.max_depth = 0, .min_leaf = 1, .routed_heads = true});
+  for (std::size_t r = 0; r < ts.num_shapes(); ++r) {
+    EXPECT_EQ(route(plain, ts, r).config, 1u);
+    EXPECT_EQ(route(routed, ts, r).config, r % 2 == 0 ? 0u : 1u);
+  }
+}
+
 TEST(TreeFit, IsDeterministic) {
   const TrainingSet ts = known_tree_matrix();
   const FitResult a = fit_heuristic(ts, {});

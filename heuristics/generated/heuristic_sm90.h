@@ -15,7 +15,7 @@
 //   database configs/sm90/jagged_mean.json
 //   sha256 4533b2082a06e8e54e6f915e3a33366c21209d73b9e0e26a650a634286ca74dc
 //   kernel source 008dbb48fc5cc672e97f154842ade012b5bba6f9d935a6973fc82012e55e7779
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0771, p95 1.3459, max 3.8964
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0780, p95 1.3483, max 3.8964
 //   (2 held-out picks were configs the sweep did not time there: slowdown imputed)
 //   best single config block_row.t128.va: geomean 2.3564
 //   default config block_row.t512.v1: geomean 3.5697
@@ -32,10 +32,10 @@
 //   database configs/sm90/causal_trailing_mean.json
 //   sha256 87d834f368167deabd2647d50883d143044db2dc47651f16a04b7abc2e282e7b
 //   kernel source f0d13c3cff79196ef531b42102f85115f69d8c0217c6f65e88b35ae81fc1262d
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0608, p95 1.2000, max 1.7025
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0443, p95 1.1508, max 1.3692
 //   best single config warp.t128.v1.s4: geomean 1.1941
 //   default config block.t256.v1.s16: geomean 1.4487
-//   8 configs, tree depth 5 (max depth 6 and min leaf 2 from cross-validation)
+//   8 configs, tree depth 5 (max depth 5 and min leaf 2 from cross-validation)
 // clang-format off
 #pragma once
 
@@ -360,28 +360,32 @@ struct causal_trailing_mean {
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 19> tree = {{
-      {5, 1, 8, 1853638.0004736632},  // 0: elems < 1.85364e+06 ? 1 : 8
-      {3, 2, 7, 5.656854249492381},  // 1: cf < 5.65685 ? 2 : 7
-      {5, 3, 6, 183178.68871678278},  // 2: elems < 183179 ? 3 : 6
-      {2, 4, 5, 2862.167011199731},  // 3: T < 2862.17 ? 4 : 5
-      {-1, 0, 8, 0.0},  // 4: leaf: thread.t256, thread.t128, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p
-      {-1, 8, 8, 0.0},  // 5: leaf: thread.t128, thread.t256, warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
-      {-1, 16, 8, 0.0},  // 6: leaf: warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1.p, thread.t256, thread.t128, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p
-      {-1, 24, 6, 0.0},  // 7: leaf: warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p
-      {2, 9, 12, 1011.9288512538814},  // 8: T < 1011.93 ? 9 : 12
-      {0, 10, 11, 2.8284271247461903},  // 9: elem_bytes < 2.82843 ? 10 : 11
-      {-1, 30, 6, 0.0},  // 10: leaf: warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s4.p
-      {-1, 36, 6, 0.0},  // 11: leaf: warp.t128.v2.s4, warp.t128.v1.s16, warp.t128.v2.s1.p, warp.t256.v4.s4.p, warp.t128.v1.s1, warp.t256.v1.s1
-      {5, 13, 18, 189812531.24850312},  // 12: elems < 1.89813e+08 ? 13 : 18
-      {5, 14, 17, 2965820.800757861},  // 13: elems < 2.96582e+06 ? 14 : 17
-      {3, 15, 16, 90.50966799187809},  // 14: cf < 90.5097 ? 15 : 16
-      {-1, 42, 8, 0.0},  // 15: leaf: warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256, thread.t128
-      {-1, 50, 6, 0.0},  // 16: leaf: warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t256.v4.s4.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v1.s16
-      {-1, 56, 6, 0.0},  // 17: leaf: warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v1.s1
-      {-1, 62, 6, 0.0},  // 18: leaf: warp.t256.v4.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t128.v2.s1.p, warp.t256.v1.s1, warp.t128.v1.s1
+  static constexpr std::array<aotune::heuristics::TreeNode, 23> tree = {{
+      {5, 1, 12, 1853638.0004736632},  // 0: elems < 1.85364e+06 ? 1 : 12
+      {5, 2, 7, 183178.68871678278},  // 1: elems < 183179 ? 2 : 7
+      {1, 3, 6, 32.0},  // 2: rows < 32 ? 3 : 6
+      {6, 4, 5, 370727.60009473265},  // 3: total_bytes < 370728 ? 4 : 5
+      {-1, 0, 8, 0.0},  // 4: leaf: thread.t128, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p, thread.t256
+      {-1, 8, 8, 0.0},  // 5: leaf: thread.t256, warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t128
+      {-1, 16, 8, 0.0},  // 6: leaf: thread.t256, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p, thread.t128
+      {1, 8, 11, 22.627416997969522},  // 7: rows < 22.6274 ? 8 : 11
+      {6, 9, 10, 5931641.601515722},  // 8: total_bytes < 5.93164e+06 ? 9 : 10
+      {-1, 24, 8, 0.0},  // 9: leaf: warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256, thread.t128
+      {-1, 32, 8, 0.0},  // 10: leaf: warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256, thread.t128
+      {-1, 40, 8, 0.0},  // 11: leaf: warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p, thread.t256, thread.t128
+      {2, 13, 16, 1011.9288512538814},  // 12: T < 1011.93 ? 13 : 16
+      {0, 14, 15, 2.8284271247461903},  // 13: elem_bytes < 2.82843 ? 14 : 15
+      {-1, 48, 8, 0.0},  // 14: leaf: warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s4.p, thread.t256, thread.t128
+      {-1, 56, 8, 0.0},  // 15: leaf: warp.t128.v2.s4, warp.t128.v1.s16, warp.t128.v2.s1.p, warp.t256.v4.s4.p, warp.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
+      {5, 17, 22, 189812531.24850312},  // 16: elems < 1.89813e+08 ? 17 : 22
+      {5, 18, 21, 2965820.800757861},  // 17: elems < 2.96582e+06 ? 18 : 21
+      {3, 19, 20, 90.50966799187809},  // 18: cf < 90.5097 ? 19 : 20
+      {-1, 64, 8, 0.0},  // 19: leaf: warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256, thread.t128
+      {-1, 72, 8, 0.0},  // 20: leaf: warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t256.v4.s4.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v1.s16, thread.t128, thread.t256
+      {-1, 80, 8, 0.0},  // 21: leaf: warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
+      {-1, 88, 8, 0.0},  // 22: leaf: warp.t256.v4.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t128.v2.s1.p, warp.t256.v1.s1, warp.t128.v1.s1, thread.t256, thread.t128
   }};
-  static constexpr std::array<std::uint16_t, 68> leaf_configs = {7, 6, 0, 3, 4, 2, 1, 5, 6, 7, 3, 0, 4, 2, 5, 1, 3, 0, 4, 7, 6, 2, 1, 5, 0, 3, 4, 2, 1, 5, 1, 2, 4, 0, 3, 5, 2, 1, 4, 5, 0, 3, 4, 2, 0, 3, 5, 1, 7, 6, 2, 4, 5, 0, 3, 1, 2, 5, 1, 4, 0, 3, 5, 2, 1, 4, 3, 0};
+  static constexpr std::array<std::uint16_t, 96> leaf_configs = {6, 0, 3, 4, 2, 1, 5, 7, 7, 3, 0, 4, 2, 5, 1, 6, 7, 0, 3, 4, 1, 2, 5, 6, 3, 0, 4, 2, 5, 1, 7, 6, 4, 0, 3, 2, 5, 1, 7, 6, 0, 3, 4, 2, 1, 5, 7, 6, 1, 2, 4, 0, 3, 5, 7, 6, 2, 1, 4, 5, 0, 3, 7, 6, 4, 2, 0, 3, 5, 1, 7, 6, 2, 4, 5, 0, 3, 1, 6, 7, 2, 5, 1, 4, 0, 3, 7, 6, 5, 2, 1, 4, 3, 0, 7, 6};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
   static constexpr std::array<std::uint16_t, 8> fallback = {2, 4, 0, 3, 1, 5, 7, 6};
 };
