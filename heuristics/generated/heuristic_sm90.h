@@ -4,22 +4,20 @@
 //
 // jagged_sum: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 412 shapes
 //   database configs/sm90/jagged_sum.json
-//   sha256 8f3b40c4089c7574549fa4c731c8aca359547c75d3685d6a3815bb05048d6178
-//   kernel source 008dbb48fc5cc672e97f154842ade012b5bba6f9d935a6973fc82012e55e7779
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0723, p95 1.3136, max 3.4178
-//   (3 held-out picks were configs the sweep did not time there: slowdown imputed)
-//   best single config block_row.t128.va: geomean 2.3153
-//   default config block_row.t512.v1: geomean 3.4364
-//   8 configs, tree depth 10 (max depth 10 and min leaf 1 from cross-validation)
+//   sha256 0dba2b8e27de1ba6f2065a6a20e95a2d03b4a3eeb13a95103f70feea39bf8fcf
+//   kernel source dbd154fdb995a5e51f5b711b0eb60637b7e26579926a13b5ffbd8703b8e065de
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0883, p95 1.3749, max 3.8647
+//   best single config block_row.t128.va: geomean 2.3365
+//   default config block_row.t512.v1: geomean 3.4540
+//   8 configs, tree depth 11 (max depth 11 and min leaf 2 from cross-validation)
 // jagged_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 413 shapes
 //   database configs/sm90/jagged_mean.json
-//   sha256 4533b2082a06e8e54e6f915e3a33366c21209d73b9e0e26a650a634286ca74dc
-//   kernel source 008dbb48fc5cc672e97f154842ade012b5bba6f9d935a6973fc82012e55e7779
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0780, p95 1.3483, max 3.8964
-//   (2 held-out picks were configs the sweep did not time there: slowdown imputed)
-//   best single config block_row.t128.va: geomean 2.3564
-//   default config block_row.t512.v1: geomean 3.5697
-//   8 configs, tree depth 8 (max depth 8 and min leaf 4 from cross-validation)
+//   sha256 a7cb97242d728b41dd5bff04f77c262580156b55e414c7d9f3790cd9716465ae
+//   kernel source dbd154fdb995a5e51f5b711b0eb60637b7e26579926a13b5ffbd8703b8e065de
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0835, p95 1.3479, max 2.5930
+//   best single config block_row.t128.va: geomean 2.4088
+//   default config block_row.t512.v1: geomean 3.6305
+//   8 configs, tree depth 9 (max depth 10 and min leaf 2 from cross-validation)
 // jagged_dense_add: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 168 shapes
 //   database configs/sm90/jagged_dense_add.json
 //   sha256 9c3ccaf1f4baf15e647d188755c4caff8b214be46d9a6accb60a1ecf50f2388e
@@ -74,7 +72,7 @@ struct jagged_sum {
       {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 3: group_row.t128.v4.s1
       {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 4: group_row.t128.v1.s4
       {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 4},  // 5: group_row.t128.v2.s4
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536, .slots = 1},  // 6: nnz_split.t256.v2.c65536
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 65536, .slots = 1},  // 6: nnz_split.t256.v4.c65536
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 0, .slots = 1},  // 7: nnz_split.t256.v2.ca
   }};
   static constexpr std::array<std::string_view, 8> config_ids = {
@@ -84,89 +82,93 @@ struct jagged_sum {
       "group_row.t128.v4.s1",
       "group_row.t128.v1.s4",
       "group_row.t128.v2.s4",
-      "nnz_split.t256.v2.c65536",
+      "nnz_split.t256.v4.c65536",
       "nnz_split.t256.v2.ca",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 75> tree = {{
-      {9, 1, 62, 66489.0698987435},  // 0: max_row_elems < 66489.1 ? 1 : 62
-      {10, 2, 37, 121161.31395788015},  // 1: outputs < 121161 ? 2 : 37
-      {1, 3, 24, 5792.618751480198},  // 2: B < 5792.62 ? 3 : 24
-      {9, 4, 21, 4692.55751163478},  // 3: max_row_elems < 4692.56 ? 4 : 21
-      {5, 5, 18, 126.9232834668913},  // 4: avg_len < 126.923 ? 5 : 18
-      {1, 6, 15, 2896.309375740099},  // 5: B < 2896.31 ? 6 : 15
-      {7, 7, 8, 4.72074242599456},  // 6: log2_bytes < 4.72074 ? 7 : 8
-      {-1, 0, 3, 0.0},  // 7: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {3, 9, 10, 2.4494897427831783},  // 8: nnz < 2.44949 ? 9 : 10
-      {-1, 3, 6, 0.0},  // 9: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca
-      {9, 11, 12, 22.627416997969522},  // 10: max_row_elems < 22.6274 ? 11 : 12
-      {-1, 9, 3, 0.0},  // 11: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {4, 13, 14, 9.797958971132713},  // 12: max_len < 9.79796 ? 13 : 14
-      {-1, 12, 6, 0.0},  // 13: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {-1, 18, 2, 0.0},  // 14: leaf: block_row.t128.va, block_row.t512.va
-      {3, 16, 17, 130300.29280089895},  // 15: nnz < 130300 ? 16 : 17
-      {-1, 20, 8, 0.0},  // 16: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {-1, 28, 8, 0.0},  // 17: leaf: block_row.t128.va, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v2.ca, group_row.t128.v4.s1, nnz_split.t256.v2.c65536
-      {11, 19, 20, 0.007485649422471166},  // 18: row_share < 0.00748565 ? 19 : 20
-      {-1, 36, 3, 0.0},  // 19: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s4
-      {-1, 39, 3, 0.0},  // 20: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s4
-      {11, 22, 23, 0.001955347451468282},  // 21: row_share < 0.00195535 ? 22 : 23
-      {-1, 42, 6, 0.0},  // 22: leaf: block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 48, 2, 0.0},  // 23: leaf: block_row.t512.va, block_row.t128.va
-      {4, 25, 36, 181.01933598375618},  // 24: max_len < 181.019 ? 25 : 36
-      {9, 26, 35, 181.01933598375618},  // 25: max_row_elems < 181.019 ? 26 : 35
-      {11, 27, 32, 0.00012244257638877965},  // 26: row_share < 0.000122443 ? 27 : 32
-      {6, 28, 31, 1.989307656711},  // 27: skew < 1.98931 ? 28 : 31
-      {0, 29, 30, 2.8284271247461903},  // 28: elem_bytes < 2.82843 ? 29 : 30
-      {-1, 50, 8, 0.0},  // 29: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {-1, 58, 8, 0.0},  // 30: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {-1, 66, 3, 0.0},  // 31: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {7, 33, 34, 17.49966804395733},  // 32: log2_bytes < 17.4997 ? 33 : 34
-      {-1, 69, 7, 0.0},  // 33: leaf: group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {-1, 76, 7, 0.0},  // 34: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, group_row.t128.v2.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {-1, 83, 7, 0.0},  // 35: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
-      {-1, 90, 3, 0.0},  // 36: leaf: block_row.t128.va, group_row.t128.v1.s4, block_row.t512.va
-      {9, 38, 49, 1810.1933598375617},  // 37: max_row_elems < 1810.19 ? 38 : 49
-      {5, 39, 48, 15.997524868288314},  // 38: avg_len < 15.9975 ? 39 : 48
-      {10, 40, 45, 370727.60009473265},  // 39: outputs < 370728 ? 40 : 45
-      {3, 41, 42, 22942.3995693563},  // 40: nnz < 22942.4 ? 41 : 42
-      {-1, 93, 6, 0.0},  // 41: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
-      {4, 43, 44, 18.33030277982336},  // 42: max_len < 18.3303 ? 43 : 44
-      {-1, 99, 5, 0.0},  // 43: leaf: group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
-      {-1, 104, 7, 0.0},  // 44: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
-      {3, 46, 47, 131000.94503857597},  // 45: nnz < 131001 ? 46 : 47
-      {-1, 111, 6, 0.0},  // 46: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
-      {-1, 117, 6, 0.0},  // 47: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
-      {-1, 123, 6, 0.0},  // 48: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
-      {2, 50, 53, 22.627416997969522},  // 49: M < 22.6274 ? 50 : 53
-      {9, 51, 52, 4579.4672179195695},  // 50: max_row_elems < 4579.47 ? 51 : 52
-      {-1, 129, 7, 0.0},  // 51: leaf: group_row.t128.v2.s4, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
-      {-1, 136, 7, 0.0},  // 52: leaf: block_row.t128.va, group_row.t128.v2.s4, group_row.t128.v2.s1, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536, group_row.t128.v4.s1
-      {1, 54, 55, 512.0},  // 53: B < 512 ? 54 : 55
-      {-1, 143, 6, 0.0},  // 54: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {11, 56, 61, 0.00012157408226261619},  // 55: row_share < 0.000121574 ? 56 : 61
-      {7, 57, 60, 29.521670715474496},  // 56: log2_bytes < 29.5217 ? 57 : 60
-      {5, 58, 59, 8.017469447209},  // 57: avg_len < 8.01747 ? 58 : 59
-      {-1, 149, 6, 0.0},  // 58: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
-      {-1, 155, 6, 0.0},  // 59: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
-      {-1, 161, 6, 0.0},  // 60: leaf: block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, block_row.t512.va
-      {-1, 167, 6, 0.0},  // 61: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {7, 63, 64, 24.45972383238989},  // 62: log2_bytes < 24.4597 ? 63 : 64
-      {-1, 173, 6, 0.0},  // 63: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {9, 65, 66, 537684.8390200342},  // 64: max_row_elems < 537685 ? 65 : 66
-      {-1, 179, 6, 0.0},  // 65: leaf: block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {6, 67, 72, 924.5104533120154},  // 66: skew < 924.51 ? 67 : 72
-      {7, 68, 71, 29.945695549506762},  // 67: log2_bytes < 29.9457 ? 68 : 71
-      {1, 69, 70, 2048.0},  // 68: B < 2048 ? 69 : 70
-      {-1, 185, 6, 0.0},  // 69: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1
-      {-1, 191, 6, 0.0},  // 70: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 197, 6, 0.0},  // 71: leaf: block_row.t512.va, nnz_split.t256.v2.ca, group_row.t128.v2.s1, nnz_split.t256.v2.c65536, block_row.t128.va, group_row.t128.v4.s1
-      {11, 73, 74, 0.8998371279141533},  // 72: row_share < 0.899837 ? 73 : 74
-      {-1, 203, 6, 0.0},  // 73: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 209, 6, 0.0},  // 74: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+  static constexpr std::array<aotune::heuristics::TreeNode, 79> tree = {{
+      {9, 1, 68, 66489.0698987435},  // 0: max_row_elems < 66489.1 ? 1 : 68
+      {10, 2, 43, 121161.31395788015},  // 1: outputs < 121161 ? 2 : 43
+      {1, 3, 30, 5792.618751480198},  // 2: B < 5792.62 ? 3 : 30
+      {9, 4, 27, 2527.949366581538},  // 3: max_row_elems < 2527.95 ? 4 : 27
+      {5, 5, 24, 126.9232834668913},  // 4: avg_len < 126.923 ? 5 : 24
+      {7, 6, 7, 4.72074242599456},  // 5: log2_bytes < 4.72074 ? 6 : 7
+      {-1, 0, 3, 0.0},  // 6: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
+      {3, 8, 11, 4.898979485566357},  // 7: nnz < 4.89898 ? 8 : 11
+      {2, 9, 10, 362.03867196751236},  // 8: M < 362.039 ? 9 : 10
+      {-1, 3, 6, 0.0},  // 9: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {-1, 9, 6, 0.0},  // 10: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {9, 12, 13, 22.627416997969522},  // 11: max_row_elems < 22.6274 ? 12 : 13
+      {-1, 15, 3, 0.0},  // 12: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
+      {4, 14, 21, 9.797958971132713},  // 13: max_len < 9.79796 ? 14 : 21
+      {2, 15, 18, 22.627416997969522},  // 14: M < 22.6274 ? 15 : 18
+      {3, 16, 17, 4019.4477232575123},  // 15: nnz < 4019.45 ? 16 : 17
+      {-1, 18, 7, 0.0},  // 16: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v2.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {-1, 25, 7, 0.0},  // 17: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {3, 19, 20, 68.45436436049933},  // 18: nnz < 68.4544 ? 19 : 20
+      {-1, 32, 6, 0.0},  // 19: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {-1, 38, 6, 0.0},  // 20: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {11, 22, 23, 0.0004935534423311406},  // 21: row_share < 0.000493553 ? 22 : 23
+      {-1, 44, 8, 0.0},  // 22: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {-1, 52, 2, 0.0},  // 23: leaf: block_row.t128.va, block_row.t512.va
+      {11, 25, 26, 0.007485649422471166},  // 24: row_share < 0.00748565 ? 25 : 26
+      {-1, 54, 3, 0.0},  // 25: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s4
+      {-1, 57, 3, 0.0},  // 26: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s4
+      {11, 28, 29, 0.001955347451468282},  // 27: row_share < 0.00195535 ? 28 : 29
+      {-1, 60, 6, 0.0},  // 28: leaf: block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 66, 2, 0.0},  // 29: leaf: block_row.t512.va, block_row.t128.va
+      {4, 31, 42, 181.01933598375618},  // 30: max_len < 181.019 ? 31 : 42
+      {9, 32, 41, 181.01933598375618},  // 31: max_row_elems < 181.019 ? 32 : 41
+      {11, 33, 36, 0.00012244257638877965},  // 32: row_share < 0.000122443 ? 33 : 36
+      {6, 34, 35, 1.989307656711},  // 33: skew < 1.98931 ? 34 : 35
+      {-1, 68, 8, 0.0},  // 34: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {-1, 76, 3, 0.0},  // 35: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
+      {3, 37, 40, 23173.168428162775},  // 36: nnz < 23173.2 ? 37 : 40
+      {2, 38, 39, 2.8284271247461903},  // 37: M < 2.82843 ? 38 : 39
+      {-1, 79, 6, 0.0},  // 38: leaf: group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca
+      {-1, 85, 8, 0.0},  // 39: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {-1, 93, 6, 0.0},  // 40: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, group_row.t128.v1.s4, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va
+      {-1, 99, 6, 0.0},  // 41: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v2.ca, block_row.t512.va
+      {-1, 105, 3, 0.0},  // 42: leaf: block_row.t128.va, group_row.t128.v1.s4, block_row.t512.va
+      {9, 44, 55, 1810.1933598375617},  // 43: max_row_elems < 1810.19 ? 44 : 55
+      {5, 45, 54, 15.967833559025605},  // 44: avg_len < 15.9678 ? 45 : 54
+      {10, 46, 51, 370727.60009473265},  // 45: outputs < 370728 ? 46 : 51
+      {3, 47, 48, 22942.3995693563},  // 46: nnz < 22942.4 ? 47 : 48
+      {-1, 108, 6, 0.0},  // 47: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {4, 49, 50, 18.33030277982336},  // 48: max_len < 18.3303 ? 49 : 50
+      {-1, 114, 4, 0.0},  // 49: leaf: group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va
+      {-1, 118, 7, 0.0},  // 50: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va
+      {3, 52, 53, 131000.94503857597},  // 51: nnz < 131001 ? 52 : 53
+      {-1, 125, 6, 0.0},  // 52: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v4.c65536
+      {-1, 131, 6, 0.0},  // 53: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va
+      {-1, 137, 5, 0.0},  // 54: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va
+      {2, 56, 59, 22.627416997969522},  // 55: M < 22.6274 ? 56 : 59
+      {9, 57, 58, 4579.4672179195695},  // 56: max_row_elems < 4579.47 ? 57 : 58
+      {-1, 142, 7, 0.0},  // 57: leaf: group_row.t128.v2.s4, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v4.c65536
+      {-1, 149, 7, 0.0},  // 58: leaf: block_row.t128.va, group_row.t128.v2.s4, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, group_row.t128.v4.s1
+      {1, 60, 61, 512.0},  // 59: B < 512 ? 60 : 61
+      {-1, 156, 6, 0.0},  // 60: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {11, 62, 67, 0.00012157408226261619},  // 61: row_share < 0.000121574 ? 62 : 67
+      {7, 63, 66, 29.521670715474496},  // 62: log2_bytes < 29.5217 ? 63 : 66
+      {5, 64, 65, 8.017469447209},  // 63: avg_len < 8.01747 ? 64 : 65
+      {-1, 162, 6, 0.0},  // 64: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v4.c65536
+      {-1, 168, 6, 0.0},  // 65: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v4.c65536
+      {-1, 174, 6, 0.0},  // 66: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {-1, 180, 6, 0.0},  // 67: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {7, 69, 70, 24.45972383238989},  // 68: log2_bytes < 24.4597 ? 69 : 70
+      {-1, 186, 6, 0.0},  // 69: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {9, 71, 74, 756305.9779533679},  // 70: max_row_elems < 756306 ? 71 : 74
+      {11, 72, 73, 0.014730493976574346},  // 71: row_share < 0.0147305 ? 72 : 73
+      {-1, 192, 6, 0.0},  // 72: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 198, 6, 0.0},  // 73: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {6, 75, 78, 232.01452813254923},  // 74: skew < 232.015 ? 75 : 78
+      {7, 76, 77, 29.945695549506762},  // 75: log2_bytes < 29.9457 ? 76 : 77
+      {-1, 204, 6, 0.0},  // 76: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 210, 6, 0.0},  // 77: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1
+      {-1, 216, 6, 0.0},  // 78: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
   }};
-  static constexpr std::array<std::uint16_t, 215> leaf_configs = {4, 0, 1, 2, 3, 0, 1, 6, 7, 4, 0, 1, 2, 3, 0, 1, 7, 6, 0, 1, 5, 4, 2, 3, 0, 1, 7, 6, 0, 5, 4, 1, 2, 7, 3, 6, 0, 1, 4, 1, 0, 4, 0, 1, 7, 6, 2, 3, 1, 0, 3, 2, 5, 4, 0, 1, 7, 6, 2, 3, 5, 4, 0, 1, 7, 6, 4, 0, 1, 2, 5, 4, 0, 1, 7, 6, 5, 4, 2, 0, 1, 7, 6, 5, 4, 0, 2, 7, 1, 6, 0, 4, 1, 3, 2, 0, 7, 1, 6, 2, 0, 7, 1, 6, 5, 2, 3, 0, 7, 1, 6, 3, 2, 0, 7, 1, 6, 2, 3, 0, 7, 6, 1, 5, 2, 0, 7, 6, 1, 5, 0, 2, 3, 7, 6, 1, 0, 5, 2, 7, 1, 6, 3, 1, 2, 0, 3, 7, 6, 3, 2, 0, 7, 6, 1, 2, 0, 3, 7, 6, 1, 0, 2, 7, 6, 3, 1, 0, 2, 3, 1, 7, 6, 7, 6, 1, 0, 2, 3, 1, 6, 7, 0, 2, 3, 6, 7, 1, 2, 0, 3, 7, 6, 1, 0, 2, 3, 1, 7, 2, 6, 0, 3, 6, 7, 1, 0, 2, 3, 7, 6, 1, 0, 2, 3};
+  static constexpr std::array<std::uint16_t, 222> leaf_configs = {4, 0, 1, 3, 2, 0, 1, 7, 6, 0, 2, 3, 1, 7, 6, 4, 0, 1, 3, 2, 5, 0, 1, 7, 6, 5, 2, 3, 0, 1, 7, 6, 0, 2, 3, 1, 7, 6, 2, 3, 0, 1, 7, 6, 5, 4, 0, 2, 3, 1, 7, 6, 0, 1, 0, 1, 4, 1, 0, 4, 0, 1, 7, 6, 2, 3, 1, 0, 2, 3, 5, 4, 0, 1, 7, 6, 4, 0, 1, 2, 5, 4, 0, 1, 7, 3, 2, 5, 4, 0, 1, 7, 6, 5, 2, 4, 0, 7, 1, 5, 4, 0, 2, 7, 1, 0, 4, 1, 3, 2, 0, 1, 7, 6, 2, 0, 7, 1, 5, 2, 3, 0, 7, 6, 1, 3, 2, 0, 7, 1, 6, 2, 3, 0, 7, 6, 1, 5, 2, 0, 7, 1, 5, 0, 2, 3, 7, 1, 6, 0, 5, 2, 1, 7, 6, 3, 1, 2, 0, 3, 7, 6, 3, 2, 0, 7, 1, 6, 2, 0, 3, 7, 1, 6, 0, 2, 3, 1, 7, 6, 0, 2, 3, 1, 7, 6, 7, 6, 1, 0, 2, 3, 1, 6, 7, 0, 2, 3, 7, 6, 1, 0, 2, 3, 6, 7, 1, 0, 2, 3, 1, 6, 7, 2, 0, 3, 7, 6, 1, 0, 2, 3};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
   static constexpr std::array<std::uint16_t, 8> fallback = {0, 1, 7, 2, 6, 3, 5, 4};
 };
@@ -195,7 +197,7 @@ struct jagged_mean {
       {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 3: group_row.t128.v4.s1
       {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 4: group_row.t128.v1.s4
       {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 4},  // 5: group_row.t128.v2.s4
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536, .slots = 1},  // 6: nnz_split.t256.v2.c65536
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 65536, .slots = 1},  // 6: nnz_split.t256.v4.c65536
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 0, .slots = 1},  // 7: nnz_split.t256.v2.ca
   }};
   static constexpr std::array<std::string_view, 8> config_ids = {
@@ -205,71 +207,87 @@ struct jagged_mean {
       "group_row.t128.v4.s1",
       "group_row.t128.v1.s4",
       "group_row.t128.v2.s4",
-      "nnz_split.t256.v2.c65536",
+      "nnz_split.t256.v4.c65536",
       "nnz_split.t256.v2.ca",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 57> tree = {{
-      {9, 1, 48, 72265.02335154955},  // 0: max_row_elems < 72265 ? 1 : 48
-      {10, 2, 29, 121161.31395788015},  // 1: outputs < 121161 ? 2 : 29
-      {11, 3, 12, 0.0004853553756896472},  // 2: row_share < 0.000485355 ? 3 : 12
-      {4, 4, 11, 181.01933598375618},  // 3: max_len < 181.019 ? 4 : 11
-      {9, 5, 10, 181.01933598375618},  // 4: max_row_elems < 181.019 ? 5 : 10
-      {11, 6, 7, 0.00012260725202238354},  // 5: row_share < 0.000122607 ? 6 : 7
-      {-1, 0, 3, 0.0},  // 6: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {3, 8, 9, 16504.19592103778},  // 7: nnz < 16504.2 ? 8 : 9
-      {-1, 3, 7, 0.0},  // 8: leaf: group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {-1, 10, 7, 0.0},  // 9: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
-      {-1, 17, 7, 0.0},  // 10: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
-      {-1, 24, 3, 0.0},  // 11: leaf: block_row.t128.va, group_row.t128.v1.s4, block_row.t512.va
-      {9, 13, 26, 4692.55751163478},  // 12: max_row_elems < 4692.56 ? 13 : 26
-      {9, 14, 15, 11.313708498984761},  // 13: max_row_elems < 11.3137 ? 14 : 15
-      {-1, 27, 3, 0.0},  // 14: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {4, 16, 19, 4.000000000000001},  // 15: max_len < 4 ? 16 : 19
-      {2, 17, 18, 362.03867196751236},  // 16: M < 362.039 ? 17 : 18
-      {-1, 30, 6, 0.0},  // 17: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {-1, 36, 6, 0.0},  // 18: leaf: block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {5, 20, 23, 128.61198578549235},  // 19: avg_len < 128.612 ? 20 : 23
-      {4, 21, 22, 14.966629547095765},  // 20: max_len < 14.9666 ? 21 : 22
-      {-1, 42, 6, 0.0},  // 21: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {-1, 48, 2, 0.0},  // 22: leaf: block_row.t128.va, block_row.t512.va
-      {11, 24, 25, 0.007401612095750867},  // 23: row_share < 0.00740161 ? 24 : 25
-      {-1, 50, 3, 0.0},  // 24: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s4
-      {-1, 53, 2, 0.0},  // 25: leaf: block_row.t512.va, block_row.t128.va
-      {11, 27, 28, 0.0019078764952016054},  // 26: row_share < 0.00190788 ? 27 : 28
-      {-1, 55, 6, 0.0},  // 27: leaf: block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 61, 2, 0.0},  // 28: leaf: block_row.t512.va, block_row.t128.va
-      {9, 30, 45, 2289.7336089597848},  // 29: max_row_elems < 2289.73 ? 30 : 45
-      {5, 31, 44, 16.003669515417936},  // 30: avg_len < 16.0037 ? 31 : 44
-      {10, 32, 35, 370727.60009473265},  // 31: outputs < 370728 ? 32 : 35
-      {3, 33, 34, 23153.297216595307},  // 32: nnz < 23153.3 ? 33 : 34
-      {-1, 63, 6, 0.0},  // 33: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {-1, 69, 5, 0.0},  // 34: leaf: group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
-      {4, 36, 39, 11.313708498984761},  // 35: max_len < 11.3137 ? 36 : 39
-      {2, 37, 38, 362.03867196751236},  // 36: M < 362.039 ? 37 : 38
-      {-1, 74, 6, 0.0},  // 37: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536
-      {-1, 80, 6, 0.0},  // 38: leaf: block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {0, 40, 41, 2.8284271247461903},  // 39: elem_bytes < 2.82843 ? 40 : 41
-      {-1, 86, 6, 0.0},  // 40: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
-      {10, 42, 43, 1310720.0},  // 41: outputs < 1.31072e+06 ? 42 : 43
-      {-1, 92, 6, 0.0},  // 42: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
-      {-1, 98, 6, 0.0},  // 43: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
-      {-1, 104, 6, 0.0},  // 44: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va
-      {1, 46, 47, 512.0},  // 45: B < 512 ? 46 : 47
-      {-1, 110, 6, 0.0},  // 46: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {-1, 116, 6, 0.0},  // 47: leaf: block_row.t128.va, group_row.t128.v2.s1, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536
-      {11, 49, 52, 0.015692464464822243},  // 48: row_share < 0.0156925 ? 49 : 52
-      {9, 50, 51, 1166294.1660627478},  // 49: max_row_elems < 1.16629e+06 ? 50 : 51
-      {-1, 122, 6, 0.0},  // 50: leaf: block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 128, 6, 0.0},  // 51: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1
-      {7, 53, 54, 25.724531163130088},  // 52: log2_bytes < 25.7245 ? 53 : 54
-      {-1, 134, 6, 0.0},  // 53: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {6, 55, 56, 1791.6288566629023},  // 54: skew < 1791.63 ? 55 : 56
-      {-1, 140, 6, 0.0},  // 55: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 146, 6, 0.0},  // 56: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+  static constexpr std::array<aotune::heuristics::TreeNode, 73> tree = {{
+      {9, 1, 56, 65902.97255814794},  // 0: max_row_elems < 65903 ? 1 : 56
+      {10, 2, 35, 121161.31395788015},  // 1: outputs < 121161 ? 2 : 35
+      {11, 3, 16, 0.0004853553756896472},  // 2: row_share < 0.000485355 ? 3 : 16
+      {4, 4, 15, 181.01933598375618},  // 3: max_len < 181.019 ? 4 : 15
+      {9, 5, 14, 181.01933598375618},  // 4: max_row_elems < 181.019 ? 5 : 14
+      {11, 6, 9, 0.00012260725202238354},  // 5: row_share < 0.000122607 ? 6 : 9
+      {3, 7, 8, 16391.499931366867},  // 6: nnz < 16391.5 ? 7 : 8
+      {-1, 0, 6, 0.0},  // 7: leaf: group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca
+      {-1, 6, 3, 0.0},  // 8: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
+      {3, 10, 13, 16504.19592103778},  // 9: nnz < 16504.2 ? 10 : 13
+      {2, 11, 12, 2.8284271247461903},  // 10: M < 2.82843 ? 11 : 12
+      {-1, 9, 6, 0.0},  // 11: leaf: group_row.t128.v2.s1, group_row.t128.v1.s4, group_row.t128.v2.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca
+      {-1, 15, 8, 0.0},  // 12: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {-1, 23, 6, 0.0},  // 13: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va
+      {-1, 29, 6, 0.0},  // 14: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v2.ca, block_row.t512.va
+      {-1, 35, 3, 0.0},  // 15: leaf: block_row.t128.va, group_row.t128.v1.s4, block_row.t512.va
+      {9, 17, 32, 4692.55751163478},  // 16: max_row_elems < 4692.56 ? 17 : 32
+      {9, 18, 19, 11.313708498984761},  // 17: max_row_elems < 11.3137 ? 18 : 19
+      {-1, 38, 3, 0.0},  // 18: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
+      {4, 20, 25, 10.583005244258363},  // 19: max_len < 10.583 ? 20 : 25
+      {2, 21, 24, 22.627416997969522},  // 20: M < 22.6274 ? 21 : 24
+      {5, 22, 23, 1.4361406616345074},  // 21: avg_len < 1.43614 ? 22 : 23
+      {-1, 41, 7, 0.0},  // 22: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v2.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {-1, 48, 7, 0.0},  // 23: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {-1, 55, 6, 0.0},  // 24: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {5, 26, 27, 128.61198578549235},  // 25: avg_len < 128.612 ? 26 : 27
+      {-1, 61, 2, 0.0},  // 26: leaf: block_row.t128.va, block_row.t512.va
+      {1, 28, 31, 512.0},  // 27: B < 512 ? 28 : 31
+      {1, 29, 30, 8.0},  // 28: B < 8 ? 29 : 30
+      {-1, 63, 2, 0.0},  // 29: leaf: block_row.t128.va, block_row.t512.va
+      {-1, 65, 3, 0.0},  // 30: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s4
+      {-1, 68, 3, 0.0},  // 31: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s4
+      {11, 33, 34, 0.0019078764952016054},  // 32: row_share < 0.00190788 ? 33 : 34
+      {-1, 71, 6, 0.0},  // 33: leaf: block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 77, 2, 0.0},  // 34: leaf: block_row.t512.va, block_row.t128.va
+      {9, 36, 51, 2289.7336089597848},  // 35: max_row_elems < 2289.73 ? 36 : 51
+      {5, 37, 50, 16.003669515417936},  // 36: avg_len < 16.0037 ? 37 : 50
+      {10, 38, 41, 370727.60009473265},  // 37: outputs < 370728 ? 38 : 41
+      {3, 39, 40, 23153.297216595307},  // 38: nnz < 23153.3 ? 39 : 40
+      {-1, 79, 6, 0.0},  // 39: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {-1, 85, 4, 0.0},  // 40: leaf: group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va
+      {4, 42, 45, 11.313708498984761},  // 41: max_len < 11.3137 ? 42 : 45
+      {2, 43, 44, 362.03867196751236},  // 42: M < 362.039 ? 43 : 44
+      {-1, 89, 6, 0.0},  // 43: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v4.c65536
+      {-1, 95, 6, 0.0},  // 44: leaf: block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {0, 46, 47, 2.8284271247461903},  // 45: elem_bytes < 2.82843 ? 46 : 47
+      {-1, 101, 6, 0.0},  // 46: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va
+      {5, 48, 49, 8.07167384758747},  // 47: avg_len < 8.07167 ? 48 : 49
+      {-1, 107, 6, 0.0},  // 48: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va
+      {-1, 113, 6, 0.0},  // 49: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va
+      {-1, 119, 5, 0.0},  // 50: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va
+      {11, 52, 55, 0.0019171461536843998},  // 51: row_share < 0.00191715 ? 52 : 55
+      {7, 53, 54, 23.556469702140706},  // 52: log2_bytes < 23.5565 ? 53 : 54
+      {-1, 124, 7, 0.0},  // 53: leaf: group_row.t128.v2.s4, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v2.ca, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.c65536
+      {-1, 131, 6, 0.0},  // 54: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {-1, 137, 6, 0.0},  // 55: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
+      {7, 57, 60, 24.957553423513716},  // 56: log2_bytes < 24.9576 ? 57 : 60
+      {7, 58, 59, 24.937236867107192},  // 57: log2_bytes < 24.9372 ? 58 : 59
+      {-1, 143, 6, 0.0},  // 58: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 149, 6, 0.0},  // 59: leaf: block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {9, 61, 66, 421264.3156974016},  // 60: max_row_elems < 421264 ? 61 : 66
+      {2, 62, 65, 724.0773439350247},  // 61: M < 724.077 ? 62 : 65
+      {11, 63, 64, 0.008067772290019199},  // 62: row_share < 0.00806777 ? 63 : 64
+      {-1, 155, 6, 0.0},  // 63: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 161, 6, 0.0},  // 64: leaf: nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v2.ca, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 167, 6, 0.0},  // 65: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca
+      {2, 67, 70, 90.50966799187809},  // 66: M < 90.5097 ? 67 : 70
+      {4, 68, 69, 80234.56416034178},  // 67: max_len < 80234.6 ? 68 : 69
+      {-1, 173, 6, 0.0},  // 68: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 179, 6, 0.0},  // 69: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {11, 71, 72, 0.0027651158415123423},  // 70: row_share < 0.00276512 ? 71 : 72
+      {-1, 185, 6, 0.0},  // 71: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1
+      {-1, 191, 6, 0.0},  // 72: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1
   }};
-  static constexpr std::array<std::uint16_t, 152> leaf_configs = {4, 0, 1, 2, 5, 4, 0, 1, 7, 6, 5, 4, 2, 0, 7, 1, 6, 5, 4, 0, 2, 7, 1, 6, 0, 4, 1, 4, 0, 1, 3, 2, 0, 1, 7, 6, 0, 3, 2, 1, 7, 6, 2, 0, 3, 1, 7, 6, 0, 1, 0, 1, 4, 1, 0, 0, 1, 7, 6, 2, 3, 1, 0, 3, 2, 0, 1, 7, 6, 2, 0, 7, 1, 6, 3, 2, 0, 7, 1, 6, 0, 3, 2, 1, 7, 6, 2, 3, 0, 7, 6, 1, 2, 3, 0, 7, 6, 1, 3, 2, 0, 7, 6, 1, 5, 2, 0, 7, 6, 1, 1, 2, 0, 3, 7, 6, 0, 2, 1, 3, 7, 6, 1, 6, 7, 0, 2, 3, 6, 7, 1, 2, 0, 3, 7, 6, 1, 0, 2, 3, 6, 7, 1, 0, 2, 3, 7, 6, 1, 0, 2, 3};
+  static constexpr std::array<std::uint16_t, 197> leaf_configs = {2, 5, 4, 0, 1, 7, 4, 0, 1, 2, 4, 5, 0, 1, 7, 3, 2, 5, 4, 0, 1, 7, 6, 5, 4, 2, 0, 7, 1, 5, 4, 0, 2, 7, 1, 0, 4, 1, 4, 0, 1, 2, 3, 5, 0, 1, 7, 6, 5, 2, 3, 0, 1, 7, 6, 2, 3, 0, 1, 7, 6, 0, 1, 0, 1, 1, 0, 4, 0, 1, 4, 0, 1, 7, 6, 2, 3, 1, 0, 3, 2, 0, 1, 7, 6, 2, 0, 7, 1, 3, 2, 0, 7, 1, 6, 0, 3, 2, 1, 7, 6, 2, 3, 0, 7, 6, 1, 3, 2, 0, 7, 6, 1, 2, 3, 0, 7, 6, 1, 5, 2, 0, 7, 1, 5, 0, 2, 7, 3, 1, 6, 0, 2, 3, 1, 7, 6, 1, 2, 0, 3, 7, 6, 7, 6, 1, 0, 2, 3, 1, 7, 6, 0, 2, 3, 1, 6, 7, 0, 2, 3, 6, 1, 7, 0, 2, 3, 3, 2, 0, 1, 6, 7, 6, 7, 1, 0, 2, 3, 7, 6, 1, 0, 2, 3, 1, 6, 7, 2, 0, 3, 6, 7, 1, 2, 0, 3};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
   static constexpr std::array<std::uint16_t, 8> fallback = {0, 1, 7, 2, 6, 3, 5, 4};
 };

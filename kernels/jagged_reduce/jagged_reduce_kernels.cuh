@@ -311,19 +311,31 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
         stop = min(row_end, e_end);
         cols = row_cols(fc, row, M);
       }
-      if (e + 3 * ty_count < stop) {  // four independent loads in flight before their adds
-        accumulate<T, VEC>(acc, values, e, M, c0, cols);
-        accumulate<T, VEC>(acc, values, e + ty_count, M, c0, cols);
-        accumulate<T, VEC>(acc, values, e + 2 * ty_count, M, c0, cols);
-        accumulate<T, VEC>(acc, values, e + 3 * ty_count, M, c0, cols);
-        e += 4 * ty_count;
+      constexpr int kLoads = VEC * sizeof(T) >= 16 ? 4 : 8;
+      if (e + (kLoads - 1) * ty_count < stop) {  // independent loads in flight before their adds
+        if (c0 < cols) {
+          Vec<T, VEC> v[kLoads];
+#pragma unroll
+          for (int k = 0; k < kLoads; ++k) {
+            if constexpr (VEC == 1) {
+              v[k].v[0] = __ldg(values + (e + k * ty_count) * M + c0);
+            } else {
+              v[k] = *reinterpret_cast<const Vec<T, VEC>*>(values + (e + k * ty_count) * M + c0);
+            }
+          }
+#pragma unroll
+          for (int k = 0; k < kLoads; ++k)
+#pragma unroll
+            for (int i = 0; i < VEC; ++i) acc[i] += to_float(v[k].v[i]);
+        }
+        e += kLoads * ty_count;
       } else {  // the segment's last group: its loads together, then past them only (the next
                 // element of this thread may be in the next row)
         accumulate_tail<T, VEC>(acc, values, e, ty_count, stop, M, c0, cols);
         int64_t next = e + ty_count;
 #pragma unroll
-        for (int k = 1; k < 3; ++k)
-          if (e + k * ty_count < stop) next = e + (k + 1) * ty_count;
+        for (int k = 1; k < 4; ++k)  // accumulate_tail took up to four (more rows than that
+          if (e + k * ty_count < stop) next = e + (k + 1) * ty_count;  // may remain now)
         e = next;
       }
     }
