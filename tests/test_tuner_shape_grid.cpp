@@ -44,7 +44,9 @@ TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatency
     // H200: the 116 added jagged_sum shapes took 204 s, 186 s of it waiting for host-built inputs,
     // so an exhaustive sweep of all four grids is now about 13 minutes on two H200s (docs/PERF.md)
     // until the inputs are built by every host thread; past these bounds it grows further.
-    EXPECT_LE(a.shapes.size(), 420u) << name << ": keep the whole sweep near 10-15 minutes on two H200s";
+    // Session 10 added 22 shapes per jagged grid (two holes the tree fell into): measured 20 s /
+    // 16 s on one H200 with tune --resume; full jagged re-sweeps took 3m57s / 3m32s on two H200s.
+    EXPECT_LE(a.shapes.size(), 440u) << name << ": keep the whole sweep near 10-15 minutes on two H200s";
     std::set<std::string> keys;
     std::size_t large = 0, small = 0;
     double biggest = 0;
@@ -60,7 +62,7 @@ TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatency
       biggest = std::max(biggest, bytes);
     }
     EXPECT_GE(large, 10u) << name;
-    EXPECT_LE(large, 60u) << name;
+    EXPECT_LE(large, 64u) << name;
     EXPECT_GE(small, 30u) << name << ": latency-bound shapes";
     EXPECT_GE(biggest, 0.95e9) << name;
   }
