@@ -1,5 +1,5 @@
-# Kernel source hashes: SHA-256 over each kernel folder's files and the shared kernels/common files
-# (less the host-side input generator, see below),
+# Kernel source hashes: SHA-256 over each kernel folder's files (less its heuristic features) and
+# the shared kernels/common files (less the host-side input generator, see below),
 # computed at configure time and embedded as generated/source_hashes.h. Editing any of those files
 # re-runs configure (CMAKE_CONFIGURE_DEPENDS), so the binaries always carry the hash of the tree
 # they were built from; results databases record it and `aot-runner verify` compares them.
@@ -37,6 +37,10 @@ function(aotune_generate_source_hashes target)
       continue()
     endif()
     file(GLOB files CONFIGURE_DEPENDS ${dir}/*.cu ${dir}/*.cuh ${dir}/*.h ${dir}/*.cpp)
+    # The heuristic features (<kernel>_features.cpp) are left out too: they never change a timing.
+    # Databases store them, `aot-runner refresh-features` rewrites them without a GPU, and verify
+    # compares them with the built code (tuner/feature_refresh.h).
+    list(FILTER files EXCLUDE REGEX "/${name}_features\\.cpp$")
     list(SORT files)
     _aotune_hash_files(h ${files} ${common_files})
     # Content edits (not only added or removed files) must re-run configure, or an incremental

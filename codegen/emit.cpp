@@ -15,6 +15,7 @@
 #include "kernels/common/errors.h"
 #include "kernels/common/registry.h"
 #include "tuner/atomic_file.h"
+#include "tuner/feature_refresh.h"
 #include "tuner/results_database.h"
 
 namespace aotune::codegen {
@@ -46,15 +47,12 @@ void check_matches_kernel(const tuner::ResultsDatabase& db, const TunableKernel&
         fmt::format("{} lists {} configs that differ from the {} configs of {} now; {}", path,
                     db.configs.size(), kernel.num_configs(), kernel.name(), retune));
   }
-  if (!db.shapes.empty()) {
-    std::vector<std::string> names;
-    for (const auto& [name, value] : db.shapes.front().features) names.push_back(name);
-    const std::vector<std::string> now = heuristics::current_feature_names(kernel);
-    if (names != now) {
-      throw InvalidArgument(fmt::format("{} records features [{}] but {} computes [{}] now; {}",
-                                        path, fmt::join(names, ", "), kernel.name(),
-                                        fmt::join(now, ", "), retune));
-    }
+  // Stored features feed the fit; a header fitted on features the dispatch code no longer computes
+  // would route calls by the wrong numbers.
+  if (const auto stale = tuner::find_stale_features(kernel, db); !stale.empty()) {
+    throw InvalidArgument(fmt::format(
+        "{}; refresh them (no GPU needed): aot-runner refresh-features -k {} --arch {}",
+        tuner::describe_stale_features(stale, db.shapes.size(), path, kernel.name()), kernel.name(), arch));
   }
   if (db.source_hash != kernel.source_hash()) {
     spdlog::warn(

@@ -269,7 +269,7 @@ TEST(CausalTrailingMeanConfigSpace, ThreadUnitConfigsAreAppendedWithShortIdsThat
 
 TEST(CausalTrailingMeanFeatures, ListsCallerKnownSizesInAFixedOrder) {
   const Features f = features(DType::bf16, 4, 8, 100, 1000);
-  ASSERT_EQ(f.size(), 7u);
+  ASSERT_EQ(f.size(), 8u);
   EXPECT_EQ(f[0], (std::pair<std::string, double>{"elem_bytes", 2}));
   EXPECT_EQ(f[1], (std::pair<std::string, double>{"rows", 32}));
   EXPECT_EQ(f[2], (std::pair<std::string, double>{"T", 100}));
@@ -277,6 +277,7 @@ TEST(CausalTrailingMeanFeatures, ListsCallerKnownSizesInAFixedOrder) {
   EXPECT_EQ(f[4], (std::pair<std::string, double>{"window", 100}));
   EXPECT_EQ(f[5], (std::pair<std::string, double>{"elems", 3200}));
   EXPECT_EQ(f[6], (std::pair<std::string, double>{"total_bytes", 12800}));
+  EXPECT_EQ(f[7], (std::pair<std::string, double>{"row_bytes", 200}));
 }
 
 TEST(CausalTrailingMeanKernel, EveryTestShapeHasALegalConfig) {

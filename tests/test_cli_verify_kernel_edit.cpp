@@ -127,5 +127,40 @@ TEST(CliVerifyKernelEdit, TheInputGeneratorIsOutsideEveryHashAndOtherCommonFiles
   }
 }
 
+// A kernel's heuristic features (<kernel>_features.cpp) are outside its hash too (they never change
+// a timing); verify compares the features the databases store with this build's code instead, and
+// names `refresh-features` as the fix.
+TEST(CliVerifyKernelEdit, FeaturesAreOutsideTheHashAndStaleStoredFeaturesFailVerify) {
+  TempDir tmp;
+  const fs::path tree = copy_source_tree(tmp);
+  CliResult before_run;
+  const nlohmann::json before = verify_json(tree, tmp, &before_run);
+  ASSERT_TRUE(problems_of(before, "jagged_dense_add").empty()) << before_run.out;
+
+  std::ofstream(tree / "kernels/jagged_dense_add/jagged_dense_add_features.cpp", std::ios::app)
+      << "\n// a features edit\n";
+  CliResult features_run;
+  const nlohmann::json features = verify_json(tree, tmp, &features_run);
+  EXPECT_EQ(features["source_hashes"], before["source_hashes"]) << features_run.out;
+
+  const fs::path db = tree / "configs/sm90/jagged_dense_add.json";
+  auto j = nlohmann::ordered_json::parse(tuner_test::read_text(db));
+  j["shapes"][1]["features"]["B"] = j["shapes"][1]["features"]["B"].get<double>() + 1;
+  tuner_test::write_text(db, j.dump(2) + "\n");
+  CliResult stale_run;
+  const nlohmann::json stale = verify_json(tree, tmp, &stale_run);
+  EXPECT_EQ(stale_run.exit_code, 1) << stale_run.err;
+  bool named = false;
+  for (const auto& p : stale["problems"]) {
+    if (p["kernel"] != "jagged_dense_add") continue;
+    const std::string what = p["problem"], fix = p["fix"];
+    if (what.find("1 of " + std::to_string(j["shapes"].size()) + " shapes") != std::string::npos && what.find("'B'") != std::string::npos) {
+      named = true;
+      EXPECT_NE(fix.find("aot-runner refresh-features -k jagged_dense_add"), std::string::npos) << fix;
+    }
+  }
+  EXPECT_TRUE(named) << stale_run.out;
+}
+
 }  // namespace
 }  // namespace aotune

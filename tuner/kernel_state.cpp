@@ -153,8 +153,21 @@ KernelState prepare_kernel(const TuneOptions& o, const DeviceSetup& setup, const
                       "was made with",
                       origin, why, kernel.name()));
     }
-    for (const ShapeResult& s : db.shapes) {
-      if (mine.count(static_cast<std::size_t>(s.index))) st.base.put(s);
+    // Features are outside the source hash (tuner/feature_refresh.h): shapes measured before a
+    // features change take the grid's current ones, so old and new shapes agree.
+    std::size_t refreshed = 0;
+    for (ShapeResult& s : db.shapes) {
+      if (!mine.count(static_cast<std::size_t>(s.index))) continue;
+      const Features& now = st.grid.shapes[static_cast<std::size_t>(s.index)].info.features;
+      if (s.features != now) {
+        s.features = now;
+        ++refreshed;
+      }
+      st.base.put(std::move(s));
+    }
+    if (refreshed > 0) {
+      spdlog::info("{}: features of {} measured shapes refreshed from the current features code", origin,
+                   refreshed);
     }
   };
   if (existing) fold(st.db_path, *existing);

@@ -1,6 +1,7 @@
 // `aot-runner verify`: the CI assertion, no GPU needed. The committed tuning must be complete and
 // current: a database per (manifest architecture, kernel), real (not simulated), tuned against the
-// kernel source in this tree, with a measurement for every grid shape; trees that send no training
+// kernel source in this tree, with a measurement for every grid shape and the features this build
+// computes; trees that send no training
 // shape to an illegal config; generated headers equal to what `emit` writes now.
 #include <fmt/core.h>
 
@@ -23,6 +24,7 @@
 #include "kernels/common/errors.h"
 #include "kernels/common/registry.h"
 #include "tuner/cache_check.h"
+#include "tuner/feature_refresh.h"
 #include "tuner/results_database.h"
 #include "tuner/shape_grid.h"
 #include "tuner/shard.h"
@@ -97,6 +99,13 @@ void check_tuning(const VerifyOptions& o, const std::string& arch, const Tunable
   }
   if (misses.size() > o.max_listed) {
     problems.push_back({name, arch, fmt::format("... and {} more cache misses", misses.size() - o.max_listed), ""});
+  }
+  // Features are outside the source hash (tuner/feature_refresh.h): compare them with this build's
+  // features code instead.
+  const auto stale = tuner::find_stale_features(kernel, *db);
+  if (!stale.empty()) {
+    problems.push_back({name, arch, tuner::describe_stale_features(stale, db->shapes.size(), db_path, name),
+                        fmt::format("aot-runner refresh-features -k {} --arch {}, then aot-runner emit", name, arch)});
   }
 }
 
@@ -194,10 +203,11 @@ void register_verify(CLI::App& app) {
   cmd->footer(
       "Fails (exit 1) naming kernel, architecture and shape, and the command that fixes it, when a manifest\n"
       "architecture lacks a database, a database was tuned against other kernel sources or on the simulated\n"
-      "device, a grid shape has no measurement, a tree routes a training shape to an illegal config, or a\n"
+      "device, a grid shape has no measurement, stored shape features differ from this build's features\n"
+      "code, a tree routes a training shape to an illegal config, or a\n"
       "generated header differs from what 'aot-runner emit' writes.\n"
       "Kernel source hashes are those compiled in (cmake/SourceHash.cmake at configure time), or with\n"
-      "--source-root those of that tree now.\n"
+      "--source-root those of that tree now (features are always checked against this build's code).\n"
       "Examples: aot-runner verify --json\n"
       "          aot-runner verify --source-root /tmp/edited-checkout");
   auto o = std::make_shared<VerifyOptions>();

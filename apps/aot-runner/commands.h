@@ -26,5 +26,6 @@ void register_explain(CLI::App& app);
 void register_verify(CLI::App& app);
 void register_run(CLI::App& app);
 void register_bench(CLI::App& app);
+void register_refresh_features(CLI::App& app);
 
 }  // namespace aotune::cli

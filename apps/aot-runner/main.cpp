@@ -1,5 +1,5 @@
 // aot-runner: the one CLI over aotune (devices, list, tune, merge, fit, emit, verify, explain, run,
-// bench). Commands throw; this file maps exception types to the documented exit codes.
+// bench, refresh-features). Commands throw; this file maps exception types to the documented exit codes.
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   aotune::cli::register_verify(app);
   aotune::cli::register_run(app);
   aotune::cli::register_bench(app);
+  aotune::cli::register_refresh_features(app);
 
   try {
     app.parse(argc, argv);

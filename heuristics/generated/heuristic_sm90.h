@@ -4,33 +4,33 @@
 //
 // jagged_sum: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 434 shapes
 //   database configs/sm90/jagged_sum.json
-//   sha256 4d8c41d058ad47a36d5ca29d30c93005d010c21e19af2f861c5e8218ba28c0f9
-//   kernel source dbd154fdb995a5e51f5b711b0eb60637b7e26579926a13b5ffbd8703b8e065de
+//   sha256 379726ad902578a8012b6bb521803a2635a3ea79da8e742784a23301237a101d
+//   kernel source 4601c29cb2d7ed3ac9cb6492ba8a7afcb2891e3b8c57abb708afb7d23745f764
 //   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0762, p95 1.3289, max 2.5900
 //   best single config block_row.t128.va: geomean 2.3616
 //   default config block_row.t512.v1: geomean 3.4044
 //   8 configs, tree depth 11 (max depth 11 and min leaf 2 from cross-validation)
 // jagged_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 435 shapes
 //   database configs/sm90/jagged_mean.json
-//   sha256 ed3e0053c6ae35d5e5284cbe1e97321a230572593b303722b463f4b083536314
-//   kernel source dbd154fdb995a5e51f5b711b0eb60637b7e26579926a13b5ffbd8703b8e065de
+//   sha256 682d61cc842262308d694d35f3ac8de78dfc735be0fc9f816d4371f3d79468f5
+//   kernel source 4601c29cb2d7ed3ac9cb6492ba8a7afcb2891e3b8c57abb708afb7d23745f764
 //   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0967, p95 1.3889, max 3.0014
 //   best single config block_row.t128.va: geomean 2.4421
 //   default config block_row.t512.v1: geomean 3.5805
 //   8 configs, tree depth 10 (max depth 10 and min leaf 2 from cross-validation)
 // jagged_dense_add: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 168 shapes
 //   database configs/sm90/jagged_dense_add.json
-//   sha256 9c3ccaf1f4baf15e647d188755c4caff8b214be46d9a6accb60a1ecf50f2388e
-//   kernel source d05238bfcae4bb34cf4203647a80db2e4a8f07ecdded49137e1416450f0207c7
+//   sha256 5d98545b0b848eafa33f5cb0dc724e8a74b566c783b5d33cd9a680134f088e93
+//   kernel source 380e7c9c520c1ba4f40fdedfaeda7ee564fdd5d79f4ef3e0a294b28596bc707b
 //   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0302, p95 1.0993, max 1.1492
 //   best single config flat.t256.v4: geomean 1.0639
 //   default config row_block.t256.r1.v1: geomean 1.4868
 //   8 configs, tree depth 2 (max depth 2 and min leaf 16 from cross-validation)
 // causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 187 shapes
 //   database configs/sm90/causal_trailing_mean.json
-//   sha256 87d834f368167deabd2647d50883d143044db2dc47651f16a04b7abc2e282e7b
-//   kernel source f0d13c3cff79196ef531b42102f85115f69d8c0217c6f65e88b35ae81fc1262d
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0443, p95 1.1508, max 1.3692
+//   sha256 5ae9e8c18b9bc8356280035c766d8b38520877bad8a2426fe9de096e451f1925
+//   kernel source 5f884852d856fe24b2b832725e08aedca35182472a1370f1ba7568fe54c1234c
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0436, p95 1.1508, max 1.3692
 //   best single config warp.t128.v1.s4: geomean 1.1941
 //   default config block.t256.v1.s16: geomean 1.4487
 //   8 configs, tree depth 5 (max depth 5 and min leaf 2 from cross-validation)
@@ -348,7 +348,7 @@ struct jagged_dense_add {
 
 struct causal_trailing_mean {
   static constexpr std::string_view kernel = "causal_trailing_mean";
-  static constexpr std::array<std::string_view, 7> features = {
+  static constexpr std::array<std::string_view, 8> features = {
       "elem_bytes",
       "rows",
       "T",
@@ -356,6 +356,7 @@ struct causal_trailing_mean {
       "window",
       "elems",
       "total_bytes",
+      "row_bytes",
   };
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::causal_trailing_mean::Config, 8> configs = {{
@@ -381,22 +382,22 @@ struct causal_trailing_mean {
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
   static constexpr std::array<aotune::heuristics::TreeNode, 23> tree = {{
-      {5, 1, 12, 1853638.0004736632},  // 0: elems < 1.85364e+06 ? 1 : 12
-      {5, 2, 7, 183178.68871678278},  // 1: elems < 183179 ? 2 : 7
-      {1, 3, 6, 32.0},  // 2: rows < 32 ? 3 : 6
-      {6, 4, 5, 370727.60009473265},  // 3: total_bytes < 370728 ? 4 : 5
-      {-1, 0, 8, 0.0},  // 4: leaf: thread.t128, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p, thread.t256
-      {-1, 8, 8, 0.0},  // 5: leaf: thread.t256, warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t128
-      {-1, 16, 8, 0.0},  // 6: leaf: thread.t256, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p, thread.t128
-      {1, 8, 11, 22.627416997969522},  // 7: rows < 22.6274 ? 8 : 11
-      {6, 9, 10, 5931641.601515722},  // 8: total_bytes < 5.93164e+06 ? 9 : 10
-      {-1, 24, 8, 0.0},  // 9: leaf: warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256, thread.t128
-      {-1, 32, 8, 0.0},  // 10: leaf: warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256, thread.t128
-      {-1, 40, 8, 0.0},  // 11: leaf: warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p, thread.t256, thread.t128
-      {2, 13, 16, 1011.9288512538814},  // 12: T < 1011.93 ? 13 : 16
-      {0, 14, 15, 2.8284271247461903},  // 13: elem_bytes < 2.82843 ? 14 : 15
-      {-1, 48, 8, 0.0},  // 14: leaf: warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s4.p, thread.t256, thread.t128
-      {-1, 56, 8, 0.0},  // 15: leaf: warp.t128.v2.s4, warp.t128.v1.s16, warp.t128.v2.s1.p, warp.t256.v4.s4.p, warp.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
+      {5, 1, 14, 1853638.0004736632},  // 0: elems < 1.85364e+06 ? 1 : 14
+      {5, 2, 9, 183178.68871678278},  // 1: elems < 183179 ? 2 : 9
+      {1, 3, 8, 32.0},  // 2: rows < 32 ? 3 : 8
+      {7, 4, 5, 282.842712474619},  // 3: row_bytes < 282.843 ? 4 : 5
+      {-1, 0, 8, 0.0},  // 4: leaf: thread.t256, warp.t128.v1.s16, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t256.v4.s4.p, thread.t128
+      {6, 6, 7, 370727.60009473265},  // 5: total_bytes < 370728 ? 6 : 7
+      {-1, 8, 8, 0.0},  // 6: leaf: thread.t128, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256
+      {-1, 16, 8, 0.0},  // 7: leaf: thread.t256, warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t128
+      {-1, 24, 8, 0.0},  // 8: leaf: thread.t256, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p, thread.t128
+      {7, 10, 11, 23170.47500592079},  // 9: row_bytes < 23170.5 ? 10 : 11
+      {-1, 32, 8, 0.0},  // 10: leaf: warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p, thread.t256, thread.t128
+      {6, 12, 13, 5242880.0},  // 11: total_bytes < 5.24288e+06 ? 12 : 13
+      {-1, 40, 8, 0.0},  // 12: leaf: warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256, thread.t128
+      {-1, 48, 8, 0.0},  // 13: leaf: warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256, thread.t128
+      {7, 15, 16, 2023.857702507763},  // 14: row_bytes < 2023.86 ? 15 : 16
+      {-1, 56, 8, 0.0},  // 15: leaf: warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s4.p, thread.t256, thread.t128
       {5, 17, 22, 189812531.24850312},  // 16: elems < 1.89813e+08 ? 17 : 22
       {5, 18, 21, 2965820.800757861},  // 17: elems < 2.96582e+06 ? 18 : 21
       {3, 19, 20, 90.50966799187809},  // 18: cf < 90.5097 ? 19 : 20
@@ -405,7 +406,7 @@ struct causal_trailing_mean {
       {-1, 80, 8, 0.0},  // 21: leaf: warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
       {-1, 88, 8, 0.0},  // 22: leaf: warp.t256.v4.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t128.v2.s1.p, warp.t256.v1.s1, warp.t128.v1.s1, thread.t256, thread.t128
   }};
-  static constexpr std::array<std::uint16_t, 96> leaf_configs = {6, 0, 3, 4, 2, 1, 5, 7, 7, 3, 0, 4, 2, 5, 1, 6, 7, 0, 3, 4, 1, 2, 5, 6, 3, 0, 4, 2, 5, 1, 7, 6, 4, 0, 3, 2, 5, 1, 7, 6, 0, 3, 4, 2, 1, 5, 7, 6, 1, 2, 4, 0, 3, 5, 7, 6, 2, 1, 4, 5, 0, 3, 7, 6, 4, 2, 0, 3, 5, 1, 7, 6, 2, 4, 5, 0, 3, 1, 6, 7, 2, 5, 1, 4, 0, 3, 7, 6, 5, 2, 1, 4, 3, 0, 7, 6};
+  static constexpr std::array<std::uint16_t, 96> leaf_configs = {7, 1, 0, 3, 2, 4, 5, 6, 6, 0, 3, 4, 2, 5, 1, 7, 7, 3, 0, 4, 2, 5, 1, 6, 7, 0, 3, 4, 1, 2, 5, 6, 0, 3, 4, 1, 2, 5, 7, 6, 3, 0, 4, 2, 5, 1, 7, 6, 4, 0, 3, 2, 5, 1, 7, 6, 1, 2, 4, 0, 3, 5, 7, 6, 4, 2, 0, 3, 5, 1, 7, 6, 2, 4, 5, 0, 3, 1, 6, 7, 2, 5, 1, 4, 0, 3, 7, 6, 5, 2, 1, 4, 3, 0, 7, 6};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
   static constexpr std::array<std::uint16_t, 8> fallback = {2, 4, 0, 3, 1, 5, 7, 6};
 };

@@ -1,4 +1,6 @@
 // Heuristic features of jagged_dense_add: the sizes a caller knows plus a few derived ratios.
+// Outside the kernel source hash (cmake/SourceHash.cmake): a change here is a
+// `aot-runner refresh-features`, not a re-tune.
 #include "kernels/jagged_dense_add/jagged_dense_add.h"
 
 namespace aotune::jagged_dense_add {
