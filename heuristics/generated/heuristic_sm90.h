@@ -26,14 +26,14 @@
 //   best single config flat.t256.v4: geomean 1.0639
 //   default config row_block.t256.r1.v1: geomean 1.4868
 //   8 configs, tree depth 2 (max depth 2 and min leaf 16 from cross-validation)
-// causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 187 shapes
+// causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 278 shapes
 //   database configs/sm90/causal_trailing_mean.json
-//   sha256 5ae9e8c18b9bc8356280035c766d8b38520877bad8a2426fe9de096e451f1925
+//   sha256 de685027df3cc01bc37331501d90bd0609ef7fcad644f7302c03e5f665f50ee4
 //   kernel source 5f884852d856fe24b2b832725e08aedca35182472a1370f1ba7568fe54c1234c
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0436, p95 1.1508, max 1.3692
-//   best single config warp.t128.v1.s4: geomean 1.1941
-//   default config block.t256.v1.s16: geomean 1.4487
-//   8 configs, tree depth 5 (max depth 5 and min leaf 2 from cross-validation)
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0433, p95 1.1412, max 1.4536
+//   best single config warp.t128.v1.s4: geomean 1.1849
+//   default config block.t256.v1.s16: geomean 1.4841
+//   8 configs, tree depth 7 (max depth 7 and min leaf 2 from cross-validation)
 // clang-format off
 #pragma once
 
@@ -363,7 +363,7 @@ struct causal_trailing_mean {
       {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 0: warp.t128.v1.s1
       {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 1: warp.t128.v1.s16
       {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 2: warp.t128.v2.s4
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 3: warp.t256.v1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 4, .persistent = true},  // 3: block.t128.v1.s4.p
       {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = true},  // 4: warp.t128.v2.s1.p
       {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 4, .seg_tiles = 4, .persistent = true},  // 5: warp.t256.v4.s4.p
       {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 6: thread.t128
@@ -373,7 +373,7 @@ struct causal_trailing_mean {
       "warp.t128.v1.s1",
       "warp.t128.v1.s16",
       "warp.t128.v2.s4",
-      "warp.t256.v1.s1",
+      "block.t128.v1.s4.p",
       "warp.t128.v2.s1.p",
       "warp.t256.v4.s4.p",
       "thread.t128",
@@ -381,34 +381,52 @@ struct causal_trailing_mean {
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 23> tree = {{
-      {5, 1, 14, 1853638.0004736632},  // 0: elems < 1.85364e+06 ? 1 : 14
-      {5, 2, 9, 183178.68871678278},  // 1: elems < 183179 ? 2 : 9
-      {1, 3, 8, 32.0},  // 2: rows < 32 ? 3 : 8
-      {7, 4, 5, 282.842712474619},  // 3: row_bytes < 282.843 ? 4 : 5
-      {-1, 0, 8, 0.0},  // 4: leaf: thread.t256, warp.t128.v1.s16, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t256.v4.s4.p, thread.t128
-      {6, 6, 7, 370727.60009473265},  // 5: total_bytes < 370728 ? 6 : 7
-      {-1, 8, 8, 0.0},  // 6: leaf: thread.t128, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256
-      {-1, 16, 8, 0.0},  // 7: leaf: thread.t256, warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t128
-      {-1, 24, 8, 0.0},  // 8: leaf: thread.t256, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p, thread.t128
-      {7, 10, 11, 23170.47500592079},  // 9: row_bytes < 23170.5 ? 10 : 11
-      {-1, 32, 8, 0.0},  // 10: leaf: warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p, thread.t256, thread.t128
-      {6, 12, 13, 5242880.0},  // 11: total_bytes < 5.24288e+06 ? 12 : 13
-      {-1, 40, 8, 0.0},  // 12: leaf: warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256, thread.t128
-      {-1, 48, 8, 0.0},  // 13: leaf: warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256, thread.t128
-      {7, 15, 16, 2023.857702507763},  // 14: row_bytes < 2023.86 ? 15 : 16
-      {-1, 56, 8, 0.0},  // 15: leaf: warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s4.p, thread.t256, thread.t128
-      {5, 17, 22, 189812531.24850312},  // 16: elems < 1.89813e+08 ? 17 : 22
-      {5, 18, 21, 2965820.800757861},  // 17: elems < 2.96582e+06 ? 18 : 21
-      {3, 19, 20, 90.50966799187809},  // 18: cf < 90.5097 ? 19 : 20
-      {-1, 64, 8, 0.0},  // 19: leaf: warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256, thread.t128
-      {-1, 72, 8, 0.0},  // 20: leaf: warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t256.v4.s4.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v1.s16, thread.t128, thread.t256
-      {-1, 80, 8, 0.0},  // 21: leaf: warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
-      {-1, 88, 8, 0.0},  // 22: leaf: warp.t256.v4.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t128.v2.s1.p, warp.t256.v1.s1, warp.t128.v1.s1, thread.t256, thread.t128
+  static constexpr std::array<aotune::heuristics::TreeNode, 41> tree = {{
+      {6, 1, 30, 14654295.097342622},  // 0: total_bytes < 1.46543e+07 ? 1 : 30
+      {3, 2, 13, 2.8284271247461903},  // 1: cf < 2.82843 ? 2 : 13
+      {5, 3, 8, 732714.7548671311},  // 2: elems < 732715 ? 3 : 8
+      {1, 4, 5, 2.8284271247461903},  // 3: rows < 2.82843 ? 4 : 5
+      {-1, 0, 8, 0.0},  // 4: leaf: thread.t128, thread.t256, warp.t128.v1.s1, warp.t128.v2.s1.p, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {5, 6, 7, 366357.37743356556},  // 5: elems < 366357 ? 6 : 7
+      {-1, 8, 8, 0.0},  // 6: leaf: thread.t256, thread.t128, warp.t128.v1.s1, warp.t128.v2.s1.p, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {-1, 16, 8, 0.0},  // 7: leaf: warp.t128.v1.s1, warp.t128.v2.s1.p, thread.t128, thread.t256, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {1, 9, 12, 4096.0},  // 8: rows < 4096 ? 9 : 12
+      {6, 10, 11, 5861718.038937049},  // 9: total_bytes < 5.86172e+06 ? 10 : 11
+      {-1, 24, 8, 0.0},  // 10: leaf: warp.t128.v1.s1, warp.t128.v2.s1.p, block.t128.v1.s4.p, warp.t128.v2.s4, thread.t256, thread.t128, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {-1, 32, 8, 0.0},  // 11: leaf: warp.t128.v2.s1.p, warp.t128.v1.s1, block.t128.v1.s4.p, thread.t256, warp.t128.v2.s4, thread.t128, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {-1, 40, 8, 0.0},  // 12: leaf: thread.t256, thread.t128, warp.t128.v1.s16, warp.t128.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s4.p
+      {5, 14, 27, 2072430.2873679493},  // 13: elems < 2.07243e+06 ? 14 : 27
+      {7, 15, 24, 185363.80004736633},  // 14: row_bytes < 185364 ? 15 : 24
+      {1, 16, 23, 2896.309375740099},  // 15: rows < 2896.31 ? 16 : 23
+      {6, 17, 20, 5076396.731540985},  // 16: total_bytes < 5.0764e+06 ? 17 : 20
+      {7, 18, 19, 282.842712474619},  // 17: row_bytes < 282.843 ? 18 : 19
+      {-1, 48, 6, 0.0},  // 18: leaf: warp.t128.v1.s16, warp.t128.v1.s1, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t256.v4.s4.p
+      {-1, 54, 6, 0.0},  // 19: leaf: warp.t128.v1.s1, warp.t128.v2.s1.p, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p
+      {0, 21, 22, 2.8284271247461903},  // 20: elem_bytes < 2.82843 ? 21 : 22
+      {-1, 60, 6, 0.0},  // 21: leaf: block.t128.v1.s4.p, warp.t128.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {-1, 66, 6, 0.0},  // 22: leaf: warp.t128.v2.s1.p, block.t128.v1.s4.p, warp.t128.v1.s1, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {-1, 72, 6, 0.0},  // 23: leaf: warp.t128.v1.s16, warp.t128.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s4.p
+      {6, 25, 26, 5931641.601515722},  // 24: total_bytes < 5.93164e+06 ? 25 : 26
+      {-1, 78, 6, 0.0},  // 25: leaf: warp.t128.v1.s1, warp.t128.v2.s1.p, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {-1, 84, 6, 0.0},  // 26: leaf: warp.t128.v2.s1.p, block.t128.v1.s4.p, warp.t128.v1.s1, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {1, 28, 29, 1448.1546878700494},  // 27: rows < 1448.15 ? 28 : 29
+      {-1, 90, 6, 0.0},  // 28: leaf: block.t128.v1.s4.p, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {-1, 96, 6, 0.0},  // 29: leaf: warp.t128.v1.s16, warp.t128.v1.s1, warp.t128.v2.s4, warp.t128.v2.s1.p, block.t128.v1.s4.p, warp.t256.v4.s4.p
+      {7, 31, 32, 3464.101615137755},  // 30: row_bytes < 3464.1 ? 31 : 32
+      {-1, 102, 6, 0.0},  // 31: leaf: warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v4.s4.p, block.t128.v1.s4.p
+      {3, 33, 38, 9.797958971132713},  // 32: cf < 9.79796 ? 33 : 38
+      {0, 34, 37, 2.8284271247461903},  // 33: elem_bytes < 2.82843 ? 34 : 37
+      {5, 35, 36, 7179109.105731714},  // 34: elems < 7.17911e+06 ? 35 : 36
+      {-1, 108, 8, 0.0},  // 35: leaf: warp.t128.v2.s4, block.t128.v1.s4.p, warp.t128.v2.s1.p, warp.t256.v4.s4.p, warp.t128.v1.s1, warp.t128.v1.s16, thread.t256, thread.t128
+      {-1, 116, 8, 0.0},  // 36: leaf: warp.t256.v4.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, block.t128.v1.s4.p, warp.t128.v2.s1.p, warp.t128.v1.s1, thread.t256, thread.t128
+      {-1, 124, 8, 0.0},  // 37: leaf: warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v2.s1.p, block.t128.v1.s4.p, warp.t128.v1.s16, warp.t128.v1.s1, thread.t256, thread.t128
+      {6, 39, 40, 20305586.92616394},  // 38: total_bytes < 2.03056e+07 ? 39 : 40
+      {-1, 132, 6, 0.0},  // 39: leaf: block.t128.v1.s4.p, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t256.v4.s4.p, warp.t128.v1.s1, warp.t128.v1.s16
+      {-1, 138, 6, 0.0},  // 40: leaf: warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p, block.t128.v1.s4.p, warp.t128.v2.s1.p, warp.t128.v1.s1
   }};
-  static constexpr std::array<std::uint16_t, 96> leaf_configs = {7, 1, 0, 3, 2, 4, 5, 6, 6, 0, 3, 4, 2, 5, 1, 7, 7, 3, 0, 4, 2, 5, 1, 6, 7, 0, 3, 4, 1, 2, 5, 6, 0, 3, 4, 1, 2, 5, 7, 6, 3, 0, 4, 2, 5, 1, 7, 6, 4, 0, 3, 2, 5, 1, 7, 6, 1, 2, 4, 0, 3, 5, 7, 6, 4, 2, 0, 3, 5, 1, 7, 6, 2, 4, 5, 0, 3, 1, 6, 7, 2, 5, 1, 4, 0, 3, 7, 6, 5, 2, 1, 4, 3, 0, 7, 6};
+  static constexpr std::array<std::uint16_t, 144> leaf_configs = {6, 7, 0, 4, 3, 2, 5, 1, 7, 6, 0, 4, 3, 2, 5, 1, 0, 4, 6, 7, 3, 2, 5, 1, 0, 4, 3, 2, 7, 6, 5, 1, 4, 0, 3, 7, 2, 6, 5, 1, 7, 6, 1, 0, 4, 2, 5, 3, 1, 0, 3, 2, 4, 5, 0, 4, 3, 2, 1, 5, 3, 0, 4, 2, 5, 1, 4, 3, 0, 2, 5, 1, 1, 0, 4, 2, 5, 3, 0, 4, 3, 2, 5, 1, 4, 3, 0, 2, 5, 1, 3, 2, 4, 0, 5, 1, 1, 0, 2, 4, 3, 5, 1, 2, 4, 0, 5, 3, 2, 3, 4, 5, 0, 1, 7, 6, 5, 2, 1, 3, 4, 0, 7, 6, 2, 5, 4, 3, 1, 0, 7, 6, 3, 2, 4, 5, 0, 1, 2, 1, 5, 3, 4, 0};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {2, 4, 0, 3, 1, 5, 7, 6};
+  static constexpr std::array<std::uint16_t, 8> fallback = {2, 4, 3, 0, 1, 5, 7, 6};
 };
 
 using kernels = aotune::heuristics::TableList<jagged_sum, jagged_mean, jagged_dense_add, causal_trailing_mean>;
