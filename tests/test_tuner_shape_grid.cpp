@@ -46,7 +46,10 @@ TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatency
     // until the inputs are built by every host thread; past these bounds it grows further.
     // Session 10 added 22 shapes per jagged grid (two holes the tree fell into): measured 20 s /
     // 16 s on one H200 with tune --resume; full jagged re-sweeps took 3m57s / 3m32s on two H200s.
-    EXPECT_LE(a.shapes.size(), 440u) << name << ": keep the whole sweep near 10-15 minutes on two H200s";
+    // Session 11 added 53 shapes per jagged grid (embedding widths 48-768, all under 256 MB) and 91
+    // to the trailing-mean grid; `tune --list-shapes` estimates 6m51s for the whole jagged_sum grid
+    // on one H200.
+    EXPECT_LE(a.shapes.size(), 500u) << name << ": keep the whole sweep near 10-15 minutes on two H200s";
     std::set<std::string> keys;
     std::size_t large = 0, small = 0;
     double biggest = 0;
