@@ -54,13 +54,17 @@ constexpr double kRoutedHeadsMargin = 0.005;
 HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size_t> rows,
                                 const CrossValidationOptions& options) {
   if (rows.size() < 2 || options.depths.empty() || options.min_leaves.empty()) return {};
-  const std::vector<std::size_t> fold_of = assign_folds(ts, rows, options.folds, options.fold_salt);
-  const std::size_t k = *std::max_element(fold_of.begin(), fold_of.end()) + 1;
   const int deepest = *std::max_element(options.depths.begin(), options.depths.end());
-  // cost[h][m][d]: summed over all folds' test rows; h = routed_heads.
+  // cost[h][m][d]: summed over every draw's folds' test rows; h = routed_heads.
   std::vector<std::vector<std::vector<Cost>>> cost(
       2, std::vector<std::vector<Cost>>(options.min_leaves.size(), std::vector<Cost>(options.depths.size())));
   std::vector<std::size_t> train, test;
+  const std::size_t draws = std::max<std::size_t>(1, options.inner_draws);
+  for (std::size_t draw = 0; draw < draws; ++draw) {
+  // Draw 0 deals the folds as a single-draw choice would; later draws re-deal them with other salts.
+  const uint64_t salt = draw == 0 ? options.fold_salt : tuner::mix64(options.fold_salt + 0x5eed0000u + draw);
+  const std::vector<std::size_t> fold_of = assign_folds(ts, rows, options.folds, salt);
+  const std::size_t k = *std::max_element(fold_of.begin(), fold_of.end()) + 1;
   for (std::size_t fold = 0; fold < k; ++fold) {
     split_rows(rows, fold_of, fold, train, test);
     const std::vector<std::size_t> subset = select_config_subset(ts, train, options.subset);
@@ -74,6 +78,7 @@ HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size
         }
       }
     }
+  }
   }
   // Candidates from simplest to most complex; only a strictly lower cost displaces a simpler one.
   std::vector<std::size_t> depth_order(options.depths.size()),
@@ -105,7 +110,7 @@ HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size
   // match plain lists within noise (the jagged kernels), picking them by a hair made some fold
   // draws' trees lead with configs that were catastrophic on unseen shapes (held-out max 3.3 ->
   // 10, 10 draws); on causal_trailing_mean they win by ~1.2 % (session 9, PERF.md).
-  const Cost margin{0, static_cast<int64_t>(kRoutedHeadsMargin * 1e6 * static_cast<double>(rows.size()))};
+  const Cost margin{0, static_cast<int64_t>(kRoutedHeadsMargin * 1e6 * static_cast<double>(rows.size() * draws))};
   return routed_cost + margin < plain_cost ? routed : plain;
 }
 
