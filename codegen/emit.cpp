@@ -149,7 +149,7 @@ ArchHeuristics build_arch_heuristics(const std::string& arch, const Manifest& ma
   return h;
 }
 
-std::vector<GeneratedFile> generate_files(const EmitOptions& options) {
+std::vector<GeneratedFile> generate_files(const EmitOptions& options, std::vector<ArchHeuristics>* built) {
   const Manifest manifest = load_manifest(path_in(options.configs_dir, "manifest.json"));
   std::vector<std::string> archs = options.archs.empty() ? manifest.architectures : options.archs;
   for (const std::string& arch : archs) {
@@ -162,11 +162,12 @@ std::vector<GeneratedFile> generate_files(const EmitOptions& options) {
   }
   std::vector<GeneratedFile> files;
   for (const std::string& arch : archs) {
-    const ArchHeuristics h = build_arch_heuristics(arch, manifest, options);
+    ArchHeuristics h = build_arch_heuristics(arch, manifest, options);
     files.push_back({path_in(options.out_dir, "heuristic_" + arch + ".h"), render_header(h)});
     if (!options.json_dir.empty()) {
       files.push_back({path_in(options.json_dir, "heuristic_" + arch + ".json"), render_json(h)});
     }
+    if (built != nullptr) built->push_back(std::move(h));
   }
   files.push_back(
       {path_in(options.out_dir, "heuristic_archs.h"), render_arch_index(manifest.architectures)});

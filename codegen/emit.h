@@ -32,8 +32,10 @@ struct GeneratedFile {
 ArchHeuristics build_arch_heuristics(const std::string& arch, const Manifest& manifest,
                                      const EmitOptions& options);
 
-// Every file emit would write, without writing anything.
-std::vector<GeneratedFile> generate_files(const EmitOptions& options);
+// Every file emit would write, without writing anything. `built`, when given, receives each
+// architecture's fitted content too (verify checks its routes without fitting a second time).
+std::vector<GeneratedFile> generate_files(const EmitOptions& options,
+                                          std::vector<ArchHeuristics>* built = nullptr);
 
 struct WriteOutcome {
   std::string path;

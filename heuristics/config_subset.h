@@ -13,7 +13,9 @@
 namespace aotune::heuristics {
 
 struct SubsetOptions {
-  std::size_t max_configs = 8;
+  // The most configs kept. Fitting treats it as a cap and lets cross-validation choose the size
+  // (CrossValidationOptions::subset_sizes: 8, 12 or 16 under the default).
+  std::size_t max_configs = 16;
   double worst_case_cap =
       1.25;  // shapes whose best kept config is slower than this are penalised first
 };

@@ -1,7 +1,11 @@
 #include "heuristics/cross_validation.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
 #include <numeric>
+#include <thread>
 #include <utility>
 
 #include "heuristics/decision_tree.h"
@@ -21,6 +25,35 @@ void split_rows(std::span<const std::size_t> rows, const std::vector<std::size_t
 
 Cost choice_cost(const TrainingSet& ts, std::size_t row, const Choice& c) {
   return c.source == ChoiceSource::none ? Cost{1, 0} : Cost::of(ts.cost_at(row, c.config));
+}
+
+// fn(0) .. fn(n - 1) on up to hardware_concurrency threads. The fitter's cross-validation is
+// thousands of independent tree fits, the bulk of `fit`, `emit` and `verify`.
+template <typename Fn>
+void parallel_for(std::size_t n, Fn fn) {
+  const std::size_t threads = std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 1) {
+    for (std::size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        fn(i);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& th : pool) th.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace
@@ -44,43 +77,83 @@ std::vector<std::size_t> assign_folds(const TrainingSet& ts, std::span<const std
 Heuristic fit_on(const TrainingSet& ts, std::span<const std::size_t> rows,
                  const HyperParams& params, const SubsetOptions& subset,
                  SplitCriterion criterion) {
-  return fit_tree(ts, rows, select_config_subset(ts, rows, subset),
+  SubsetOptions sized = subset;
+  if (params.max_configs > 0) sized.max_configs = params.max_configs;
+  return fit_tree(ts, rows, select_config_subset(ts, rows, sized),
                   {params.max_depth, params.min_leaf, criterion, params.routed_heads});
 }
 
 // Least mean improvement in ln(slowdown) per row for routed heads to be chosen (see below).
 constexpr double kRoutedHeadsMargin = 0.005;
 
+// The subset sizes cross-validation tries: options.subset_sizes under the cap, and the cap itself.
+std::vector<std::size_t> subset_sizes(const CrossValidationOptions& options) {
+  const std::size_t cap = std::max<std::size_t>(1, options.subset.max_configs);
+  std::vector<std::size_t> sizes = {cap};
+  for (const std::size_t k : options.subset_sizes)
+    if (k >= 1 && k < cap) sizes.push_back(k);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
 HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size_t> rows,
                                 const CrossValidationOptions& options) {
-  if (rows.size() < 2 || options.depths.empty() || options.min_leaves.empty()) return {};
+  const std::vector<std::size_t> sizes = subset_sizes(options);
+  if (rows.size() < 2 || options.depths.empty() || options.min_leaves.empty()) return {.max_configs = sizes.front()};
   const int deepest = *std::max_element(options.depths.begin(), options.depths.end());
-  // cost[h][m][d]: summed over every draw's folds' test rows; h = routed_heads.
-  std::vector<std::vector<std::vector<Cost>>> cost(
-      2, std::vector<std::vector<Cost>>(options.min_leaves.size(), std::vector<Cost>(options.depths.size())));
-  std::vector<std::size_t> train, test;
+  // cost[s][h][m][d]: summed over every draw's folds' test rows; s = subset size, h = routed heads.
+  std::vector<std::vector<std::vector<std::vector<Cost>>>> cost(
+      sizes.size(), std::vector<std::vector<std::vector<Cost>>>(
+                        2, std::vector<std::vector<Cost>>(options.min_leaves.size(),
+                                                          std::vector<Cost>(options.depths.size()))));
   const std::size_t draws = std::max<std::size_t>(1, options.inner_draws);
+  // One job per (draw, fold, subset size); each fills its own cost table, summed afterwards (integer
+  // costs: the sum, and so the choice, does not depend on the order the jobs finish in).
+  struct Job {
+    std::vector<std::size_t> train, test;
+    std::size_t size = 0;
+  };
+  std::vector<Job> jobs;
   for (std::size_t draw = 0; draw < draws; ++draw) {
-  // Draw 0 deals the folds as a single-draw choice would; later draws re-deal them with other salts.
-  const uint64_t salt = draw == 0 ? options.fold_salt : tuner::mix64(options.fold_salt + 0x5eed0000u + draw);
-  const std::vector<std::size_t> fold_of = assign_folds(ts, rows, options.folds, salt);
-  const std::size_t k = *std::max_element(fold_of.begin(), fold_of.end()) + 1;
-  for (std::size_t fold = 0; fold < k; ++fold) {
-    split_rows(rows, fold_of, fold, train, test);
-    const std::vector<std::size_t> subset = select_config_subset(ts, train, options.subset);
-    for (std::size_t h = 0; h < 2; ++h) {
-      for (std::size_t m = 0; m < options.min_leaves.size(); ++m) {
-        const GrownTree grown = grow_tree(ts, train, subset,
-                                          {deepest, options.min_leaves[m], options.criterion, h == 1});
-        for (std::size_t d = 0; d < options.depths.size(); ++d) {
-          const Heuristic model = flatten(grown, options.depths[d]);
-          for (const std::size_t row : test) cost[h][m][d] += choice_cost(ts, row, route(model, ts, row));
-        }
+    // Draw 0 deals the folds as a single-draw choice would; later draws re-deal them with other salts.
+    const uint64_t salt = draw == 0 ? options.fold_salt : tuner::mix64(options.fold_salt + 0x5eed0000u + draw);
+    const std::vector<std::size_t> fold_of = assign_folds(ts, rows, options.folds, salt);
+    const std::size_t k = *std::max_element(fold_of.begin(), fold_of.end()) + 1;
+    for (std::size_t fold = 0; fold < k; ++fold) {
+      Job job;
+      split_rows(rows, fold_of, fold, job.train, job.test);
+      for (std::size_t s = 0; s < sizes.size(); ++s) {
+        job.size = s;
+        jobs.push_back(job);
       }
     }
   }
-  }
-  // Candidates from simplest to most complex; only a strictly lower cost displaces a simpler one.
+  using Table = std::vector<std::vector<std::vector<Cost>>>;  // [h][m][d]
+  std::vector<Table> job_cost(jobs.size(), Table(2, std::vector<std::vector<Cost>>(
+                                                        options.min_leaves.size(), std::vector<Cost>(options.depths.size()))));
+  parallel_for(jobs.size(), [&](std::size_t j) {
+    const Job& job = jobs[j];
+    SubsetOptions subset_options = options.subset;
+    subset_options.max_configs = sizes[job.size];
+    const std::vector<std::size_t> subset = select_config_subset(ts, job.train, subset_options);
+    for (std::size_t h = 0; h < 2; ++h) {
+      for (std::size_t m = 0; m < options.min_leaves.size(); ++m) {
+        const GrownTree grown = grow_tree(ts, job.train, subset,
+                                          {deepest, options.min_leaves[m], options.criterion, h == 1});
+        for (std::size_t d = 0; d < options.depths.size(); ++d) {
+          const Heuristic model = flatten(grown, options.depths[d]);
+          for (const std::size_t row : job.test) job_cost[j][h][m][d] += choice_cost(ts, row, route(model, ts, row));
+        }
+      }
+    }
+  });
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    for (std::size_t h = 0; h < 2; ++h)
+      for (std::size_t m = 0; m < options.min_leaves.size(); ++m)
+        for (std::size_t d = 0; d < options.depths.size(); ++d) cost[jobs[j].size][h][m][d] += job_cost[j][h][m][d];
+  // Candidates from simplest to most complex (fewer configs, then shallower, then larger leaves);
+  // only a strictly lower cost displaces a simpler one.
   std::vector<std::size_t> depth_order(options.depths.size()),
       leaf_order(options.min_leaves.size());
   std::iota(depth_order.begin(), depth_order.end(), std::size_t{0});
@@ -92,13 +165,15 @@ HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size
     return options.min_leaves[a] > options.min_leaves[b];
   });
   auto best_of = [&](std::size_t h) {
-    HyperParams best{options.depths[depth_order[0]], options.min_leaves[leaf_order[0]], h == 1};
-    Cost best_cost = cost[h][leaf_order[0]][depth_order[0]];
-    for (const std::size_t d : depth_order) {
-      for (const std::size_t m : leaf_order) {
-        if (cost[h][m][d] < best_cost) {
-          best_cost = cost[h][m][d];
-          best = {options.depths[d], options.min_leaves[m], h == 1};
+    HyperParams best{options.depths[depth_order[0]], options.min_leaves[leaf_order[0]], h == 1, sizes[0]};
+    Cost best_cost = cost[0][h][leaf_order[0]][depth_order[0]];
+    for (std::size_t s = 0; s < sizes.size(); ++s) {
+      for (const std::size_t d : depth_order) {
+        for (const std::size_t m : leaf_order) {
+          if (cost[s][h][m][d] < best_cost) {
+            best_cost = cost[s][h][m][d];
+            best = {options.depths[d], options.min_leaves[m], h == 1, sizes[s]};
+          }
         }
       }
     }

@@ -104,6 +104,31 @@ TEST(HeldOutScoring, TheHyperParameterChoiceOverSeveralDrawsIsIndependentOfRowOr
   EXPECT_TRUE(choose_hyper_params(ts, rows, options).routed_heads) << "10 % on half the shapes wins either way";
 }
 
+// `regimes` stretches of feature x, 10 shapes each, each with its own fast config (1.0; every other
+// config 2x slower there).
+TrainingSet regimes(std::size_t count) {
+  TrainingSet ts = empty_training_set({"x"}, count);
+  for (std::size_t i = 0; i < count * 10; ++i) {
+    std::vector<double> t(count, 2.0);
+    t[i / 10] = 1.0;
+    add_timed_shape(ts, fmt::format("r{}", i), {static_cast<double>(i)}, t);
+  }
+  return ts;
+}
+
+// The subset size is a hyper-parameter like depth: the smallest size that covers what the data
+// needs, never more than the cap.
+TEST(HeldOutScoring, CrossValidationChoosesTheSubsetSizeTheDataNeeds) {
+  CrossValidationOptions options;  // sizes 8, 12 and the cap 16
+  const TrainingSet four = regimes(4), twelve = regimes(12);
+  EXPECT_EQ(choose_hyper_params(four, all_rows(four), options).max_configs, 8u);
+  const HyperParams p = choose_hyper_params(twelve, all_rows(twelve), options);
+  EXPECT_EQ(p.max_configs, 12u);
+  EXPECT_EQ(fit_on(twelve, all_rows(twelve), p, options.subset).configs.size(), 12u);
+  options.subset.max_configs = 10;  // a lower cap is tried itself, with the sizes under it
+  EXPECT_EQ(choose_hyper_params(twelve, all_rows(twelve), options).max_configs, 10u);
+}
+
 TEST(Folds, AreBalancedDeterministicAndIndependentOfGridOrder) {
   TrainingSet a = empty_training_set({"x"}, 1), b = empty_training_set({"x"}, 1);
   for (int i = 0; i < 23; ++i) add_timed_shape(a, fmt::format("k{}", i), {0}, {1});

@@ -104,12 +104,14 @@ TEST(ConfigSubset, IsDeterministicOnRandomData) {
     add_timed_shape(ts, fmt::format("s{}", i), {double(i)}, t);
   }
   const auto rows = all_rows(ts);
-  const auto first = select_config_subset(ts, rows, {});
+  const SubsetOptions eight{.max_configs = 8};
+  const auto first = select_config_subset(ts, rows, eight);
   EXPECT_EQ(first.size(), 8u);
-  EXPECT_EQ(select_config_subset(ts, rows, {}), first);
+  EXPECT_EQ(select_config_subset(ts, rows, eight), first);
   // The kept subset is at least as good as the first 8 configs.
   const std::vector<std::size_t> naive = {0, 1, 2, 3, 4, 5, 6, 7};
-  EXPECT_LE(score_subset(ts, rows, first, {}), score_subset(ts, rows, naive, {}));
+  EXPECT_LE(score_subset(ts, rows, first, eight), score_subset(ts, rows, naive, eight));
+  EXPECT_EQ(select_config_subset(ts, rows, {}).size(), 16u) << "the default cap";
 }
 
 }  // namespace

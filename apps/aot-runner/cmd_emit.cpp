@@ -69,7 +69,7 @@ void register_emit(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--out", args->options.out_dir, "Folder for the headers")->capture_default_str();
   cmd->add_option("--max-configs", args->options.fit.cv.subset.max_configs,
-                  "Most configs per heuristic")
+                  "Cap on the configs a heuristic keeps: cross-validation picks the size among 8, 12 and the cap (those not above it)")
       ->capture_default_str();
   cmd->add_flag(
       "--allow-simulated", args->options.allow_simulated,

@@ -21,7 +21,7 @@ struct FitArgs {
   std::string arch = "sm90";
   std::string db;
   std::string configs_dir = "configs";
-  std::size_t max_configs = 8;
+  std::size_t max_configs = heuristics::SubsetOptions{}.max_configs;
   std::size_t folds = 5;
   std::size_t repeats = 1;
   uint64_t draw = 0;
@@ -77,7 +77,7 @@ void register_fit(CLI::App& app) {
   cmd->add_option("--db", args->db, "Results database (default: <configs>/<arch>/<kernel>.json)");
   cmd->add_option("--configs", args->configs_dir, "Folder of results databases")
       ->capture_default_str();
-  cmd->add_option("--max-configs", args->max_configs, "Most configs the heuristic may pick from")
+  cmd->add_option("--max-configs", args->max_configs, "Cap on the configs a heuristic keeps: cross-validation picks the size among 8, 12 and the cap (those not above it)")
       ->capture_default_str();
   cmd->add_option("--folds", args->folds, "Cross-validation folds")->capture_default_str();
   cmd->add_option("--repeats", args->repeats,

@@ -6,23 +6,23 @@
 //   database configs/sm90/jagged_sum.json
 //   sha256 6732b9a3d1a20cd4eac3ab021a78d635679f5adc59f5970179d3ef30c9aa3d9a
 //   kernel source 4601c29cb2d7ed3ac9cb6492ba8a7afcb2891e3b8c57abb708afb7d23745f764
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0777, p95 1.3296, max 3.3715
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0650, p95 1.3080, max 2.5900
 //   best single config block_row.t128.va: geomean 2.2426
 //   default config block_row.t512.v1: geomean 3.1780
-//   8 configs, tree depth 9 (max depth 9 and min leaf 1 from cross-validation)
+//   12 configs, tree depth 9 (max depth 9 and min leaf 1 from cross-validation)
 // jagged_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 488 shapes
 //   database configs/sm90/jagged_mean.json
 //   sha256 f0e274ade7054d850f7746051e7e3bed95ae717704f0206d5e19836db7a294bd
 //   kernel source 4601c29cb2d7ed3ac9cb6492ba8a7afcb2891e3b8c57abb708afb7d23745f764
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0753, p95 1.3159, max 2.5930
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0675, p95 1.3209, max 2.5930
 //   best single config block_row.t128.va: geomean 2.3193
 //   default config block_row.t512.v1: geomean 3.3423
-//   8 configs, tree depth 10 (max depth 12 and min leaf 1 from cross-validation)
+//   16 configs, tree depth 11 (max depth 12 and min leaf 1 from cross-validation)
 // jagged_dense_add: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 168 shapes
 //   database configs/sm90/jagged_dense_add.json
 //   sha256 5d98545b0b848eafa33f5cb0dc724e8a74b566c783b5d33cd9a680134f088e93
 //   kernel source 380e7c9c520c1ba4f40fdedfaeda7ee564fdd5d79f4ef3e0a294b28596bc707b
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0286, p95 1.0989, max 1.1492
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0296, p95 1.0993, max 1.1492
 //   best single config flat.t256.v4: geomean 1.0639
 //   default config row_block.t256.r1.v1: geomean 1.4868
 //   8 configs, tree depth 2 (max depth 2 and min leaf 16 from cross-validation)
@@ -30,7 +30,7 @@
 //   database configs/sm90/causal_trailing_mean.json
 //   sha256 de685027df3cc01bc37331501d90bd0609ef7fcad644f7302c03e5f665f50ee4
 //   kernel source 5f884852d856fe24b2b832725e08aedca35182472a1370f1ba7568fe54c1234c
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0452, p95 1.1540, max 1.4536
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0480, p95 1.1565, max 1.7023
 //   best single config warp.t128.v1.s4: geomean 1.1849
 //   default config block.t256.v1.s16: geomean 1.4841
 //   8 configs, tree depth 5 (max depth 6 and min leaf 8 from cross-validation)
@@ -65,114 +65,146 @@ struct jagged_sum {
       "row_share",
   };
   // The configs the tree may pick; the comment is each one's id.
-  static constexpr std::array<aotune::jagged_reduce::Config, 8> configs = {{
+  static constexpr std::array<aotune::jagged_reduce::Config, 12> configs = {{
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 0: block_row.t128.va
-      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 1: block_row.t512.va
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 2: group_row.t128.v2.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 3: group_row.t128.v4.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 4: group_row.t128.v1.s4
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 4},  // 5: group_row.t128.v2.s4
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 65536, .slots = 1},  // 6: nnz_split.t256.v4.c65536
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 0, .slots = 1},  // 7: nnz_split.t256.v2.ca
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 256, .vec = 0, .chunk = 0, .slots = 1},  // 1: block_row.t256.va
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 2: block_row.t512.va
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 3: group_row.t128.v2.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 4: group_row.t128.v4.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 5: group_row.t128.v1.s4
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 4},  // 6: group_row.t128.v2.s4
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 1, .chunk = 16384, .slots = 1},  // 7: nnz_split.t256.v1.c16384
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536, .slots = 1},  // 8: nnz_split.t256.v2.c65536
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 65536, .slots = 1},  // 9: nnz_split.t256.v4.c65536
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 262144, .slots = 1},  // 10: nnz_split.t256.v4.c262144
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 0, .slots = 1},  // 11: nnz_split.t256.v4.ca
   }};
-  static constexpr std::array<std::string_view, 8> config_ids = {
+  static constexpr std::array<std::string_view, 12> config_ids = {
       "block_row.t128.va",
+      "block_row.t256.va",
       "block_row.t512.va",
       "group_row.t128.v2.s1",
       "group_row.t128.v4.s1",
       "group_row.t128.v1.s4",
       "group_row.t128.v2.s4",
+      "nnz_split.t256.v1.c16384",
+      "nnz_split.t256.v2.c65536",
       "nnz_split.t256.v4.c65536",
-      "nnz_split.t256.v2.ca",
+      "nnz_split.t256.v4.c262144",
+      "nnz_split.t256.v4.ca",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 81> tree = {{
-      {9, 1, 72, 66489.0698987435},  // 0: max_row_elems < 66489.1 ? 1 : 72
-      {10, 2, 45, 121161.31395788015},  // 1: outputs < 121161 ? 2 : 45
-      {11, 3, 30, 0.00200748689666755},  // 2: row_share < 0.00200749 ? 3 : 30
-      {1, 4, 17, 5792.618751480198},  // 3: B < 5792.62 ? 4 : 17
-      {5, 5, 8, 0.9909667668010127},  // 4: avg_len < 0.990967 ? 5 : 8
-      {6, 6, 7, 2.025718102709267},  // 5: skew < 2.02572 ? 6 : 7
-      {-1, 0, 6, 0.0},  // 6: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {-1, 6, 7, 0.0},  // 7: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v2.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {7, 9, 10, 15.65533726845951},  // 8: log2_bytes < 15.6553 ? 9 : 10
-      {-1, 13, 3, 0.0},  // 9: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {4, 11, 14, 22.627416997969522},  // 10: max_len < 22.6274 ? 11 : 14
-      {2, 12, 13, 22.627416997969522},  // 11: M < 22.6274 ? 12 : 13
-      {-1, 16, 7, 0.0},  // 12: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {-1, 23, 6, 0.0},  // 13: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {4, 15, 16, 8190.249813039893},  // 14: max_len < 8190.25 ? 15 : 16
-      {-1, 29, 2, 0.0},  // 15: leaf: block_row.t128.va, block_row.t512.va
-      {-1, 31, 3, 0.0},  // 16: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s4
-      {4, 18, 29, 181.01933598375618},  // 17: max_len < 181.019 ? 18 : 29
-      {9, 19, 28, 181.01933598375618},  // 18: max_row_elems < 181.019 ? 19 : 28
-      {11, 20, 23, 0.00012244257638877965},  // 19: row_share < 0.000122443 ? 20 : 23
-      {6, 21, 22, 1.989307656711},  // 20: skew < 1.98931 ? 21 : 22
-      {-1, 34, 8, 0.0},  // 21: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {-1, 42, 3, 0.0},  // 22: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {3, 24, 27, 23173.168428162775},  // 23: nnz < 23173.2 ? 24 : 27
-      {2, 25, 26, 2.8284271247461903},  // 24: M < 2.82843 ? 25 : 26
-      {-1, 45, 6, 0.0},  // 25: leaf: group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca
-      {-1, 51, 8, 0.0},  // 26: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {-1, 59, 6, 0.0},  // 27: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, group_row.t128.v1.s4, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va
-      {-1, 65, 6, 0.0},  // 28: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v2.ca, block_row.t512.va
-      {-1, 71, 3, 0.0},  // 29: leaf: block_row.t128.va, group_row.t128.v1.s4, block_row.t512.va
-      {9, 31, 42, 1583.9191898578665},  // 30: max_row_elems < 1583.92 ? 31 : 42
-      {4, 32, 41, 254.4995088403905},  // 31: max_len < 254.5 ? 32 : 41
-      {9, 33, 34, 5.656854249492381},  // 32: max_row_elems < 5.65685 ? 33 : 34
-      {-1, 74, 3, 0.0},  // 33: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {4, 35, 40, 4.898979485566357},  // 34: max_len < 4.89898 ? 35 : 40
-      {9, 36, 37, 181.01933598375618},  // 35: max_row_elems < 181.019 ? 36 : 37
-      {-1, 77, 6, 0.0},  // 36: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca
-      {5, 38, 39, 1.0532687216470449},  // 37: avg_len < 1.05327 ? 38 : 39
-      {-1, 83, 6, 0.0},  // 38: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca
-      {-1, 89, 6, 0.0},  // 39: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca
-      {-1, 95, 2, 0.0},  // 40: leaf: block_row.t128.va, block_row.t512.va
-      {-1, 97, 3, 0.0},  // 41: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s4
-      {4, 43, 44, 6.928203230275509},  // 42: max_len < 6.9282 ? 43 : 44
-      {-1, 100, 6, 0.0},  // 43: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {-1, 106, 2, 0.0},  // 44: leaf: block_row.t512.va, block_row.t128.va
-      {4, 46, 67, 143.10835055998655},  // 45: max_len < 143.108 ? 46 : 67
-      {5, 47, 48, 1.0020675644948236},  // 46: avg_len < 1.00207 ? 47 : 48
-      {-1, 108, 6, 0.0},  // 47: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v4.c65536
-      {1, 49, 52, 1448.1546878700494},  // 48: B < 1448.15 ? 49 : 52
-      {2, 50, 51, 252.98221281347037},  // 49: M < 252.982 ? 50 : 51
-      {-1, 114, 6, 0.0},  // 50: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v2.ca, group_row.t128.v4.s1, nnz_split.t256.v4.c65536
-      {-1, 120, 6, 0.0},  // 51: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {2, 53, 64, 221.70250336881628},  // 52: M < 221.703 ? 53 : 64
-      {9, 54, 59, 3547.2400539010605},  // 53: max_row_elems < 3547.24 ? 54 : 59
-      {4, 55, 58, 45.254833995939045},  // 54: max_len < 45.2548 ? 55 : 58
-      {10, 56, 57, 1605297.5978303836},  // 55: outputs < 1.6053e+06 ? 56 : 57
-      {-1, 126, 4, 0.0},  // 56: leaf: group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va
-      {-1, 130, 6, 0.0},  // 57: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va
-      {-1, 136, 5, 0.0},  // 58: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va
-      {5, 60, 61, 32.0401841985021},  // 59: avg_len < 32.0402 ? 60 : 61
-      {-1, 141, 6, 0.0},  // 60: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {3, 62, 63, 4191239.4952042527},  // 61: nnz < 4.19124e+06 ? 62 : 63
-      {-1, 147, 6, 0.0},  // 62: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {-1, 153, 6, 0.0},  // 63: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v4.c65536
-      {1, 65, 66, 2896.309375740099},  // 64: B < 2896.31 ? 65 : 66
-      {-1, 159, 6, 0.0},  // 65: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca
-      {-1, 165, 6, 0.0},  // 66: leaf: block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {9, 68, 69, 4579.4672179195695},  // 67: max_row_elems < 4579.47 ? 68 : 69
-      {-1, 171, 5, 0.0},  // 68: leaf: group_row.t128.v2.s4, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v2.ca, block_row.t512.va
-      {1, 70, 71, 2896.309375740099},  // 69: B < 2896.31 ? 70 : 71
-      {-1, 176, 6, 0.0},  // 70: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, group_row.t128.v4.s1
-      {-1, 182, 6, 0.0},  // 71: leaf: block_row.t128.va, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, group_row.t128.v4.s1
-      {7, 73, 74, 24.043475942267477},  // 72: log2_bytes < 24.0435 ? 73 : 74
-      {-1, 188, 6, 0.0},  // 73: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {9, 75, 76, 170431.98798347684},  // 74: max_row_elems < 170432 ? 75 : 76
-      {-1, 194, 6, 0.0},  // 75: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {6, 77, 80, 159.03306170367236},  // 76: skew < 159.033 ? 77 : 80
-      {11, 78, 79, 0.007454986878893646},  // 77: row_share < 0.00745499 ? 78 : 79
-      {-1, 200, 6, 0.0},  // 78: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, group_row.t128.v4.s1
-      {-1, 206, 6, 0.0},  // 79: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 212, 6, 0.0},  // 80: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+  static constexpr std::array<aotune::heuristics::TreeNode, 105> tree = {{
+      {9, 1, 76, 66489.0698987435},  // 0: max_row_elems < 66489.1 ? 1 : 76
+      {10, 2, 49, 121161.31395788015},  // 1: outputs < 121161 ? 2 : 49
+      {1, 3, 36, 5792.618751480198},  // 2: B < 5792.62 ? 3 : 36
+      {11, 4, 19, 0.00200748689666755},  // 3: row_share < 0.00200749 ? 4 : 19
+      {5, 5, 16, 129.2798542540267},  // 4: avg_len < 129.28 ? 5 : 16
+      {5, 6, 9, 0.9909667668010127},  // 5: avg_len < 0.990967 ? 6 : 9
+      {6, 7, 8, 2.025718102709267},  // 6: skew < 2.02572 ? 7 : 8
+      {-1, 0, 10, 0.0},  // 7: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384
+      {-1, 10, 11, 0.0},  // 8: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v2.s4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536
+      {7, 10, 11, 15.65533726845951},  // 9: log2_bytes < 15.6553 ? 10 : 11
+      {-1, 21, 5, 0.0},  // 10: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {4, 12, 15, 22.627416997969522},  // 11: max_len < 22.6274 ? 12 : 15
+      {2, 13, 14, 22.627416997969522},  // 12: M < 22.6274 ? 13 : 14
+      {-1, 26, 11, 0.0},  // 13: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 37, 10, 0.0},  // 14: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 47, 4, 0.0},  // 15: leaf: block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {4, 17, 18, 8190.249813039893},  // 16: max_len < 8190.25 ? 17 : 18
+      {-1, 51, 4, 0.0},  // 17: leaf: block_row.t256.va, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {-1, 55, 5, 0.0},  // 18: leaf: block_row.t512.va, block_row.t256.va, block_row.t128.va, nnz_split.t256.v1.c16384, group_row.t128.v1.s4
+      {9, 20, 31, 1583.9191898578665},  // 19: max_row_elems < 1583.92 ? 20 : 31
+      {4, 21, 30, 254.4995088403905},  // 20: max_len < 254.5 ? 21 : 30
+      {9, 22, 23, 5.656854249492381},  // 21: max_row_elems < 5.65685 ? 22 : 23
+      {-1, 60, 5, 0.0},  // 22: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {4, 24, 27, 4.898979485566357},  // 23: max_len < 4.89898 ? 24 : 27
+      {9, 25, 26, 181.01933598375618},  // 24: max_row_elems < 181.019 ? 25 : 26
+      {-1, 65, 10, 0.0},  // 25: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384
+      {-1, 75, 10, 0.0},  // 26: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384
+      {7, 28, 29, 19.083532438533645},  // 27: log2_bytes < 19.0835 ? 28 : 29
+      {-1, 85, 4, 0.0},  // 28: leaf: block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {-1, 89, 10, 0.0},  // 29: leaf: block_row.t256.va, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 99, 5, 0.0},  // 30: leaf: block_row.t512.va, block_row.t256.va, block_row.t128.va, group_row.t128.v1.s4, nnz_split.t256.v1.c16384
+      {5, 32, 35, 8.620540627079311},  // 31: avg_len < 8.62054 ? 32 : 35
+      {1, 33, 34, 90.50966799187809},  // 32: B < 90.5097 ? 33 : 34
+      {-1, 104, 10, 0.0},  // 33: leaf: block_row.t128.va, block_row.t256.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
+      {-1, 114, 10, 0.0},  // 34: leaf: block_row.t256.va, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 124, 4, 0.0},  // 35: leaf: block_row.t512.va, block_row.t256.va, block_row.t128.va, nnz_split.t256.v1.c16384
+      {4, 37, 48, 181.01933598375618},  // 36: max_len < 181.019 ? 37 : 48
+      {9, 38, 47, 181.01933598375618},  // 37: max_row_elems < 181.019 ? 38 : 47
+      {11, 39, 42, 0.00012244257638877965},  // 38: row_share < 0.000122443 ? 39 : 42
+      {6, 40, 41, 1.989307656711},  // 39: skew < 1.98931 ? 40 : 41
+      {-1, 128, 12, 0.0},  // 40: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536
+      {-1, 140, 5, 0.0},  // 41: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {3, 43, 46, 23173.168428162775},  // 42: nnz < 23173.2 ? 43 : 46
+      {2, 44, 45, 2.8284271247461903},  // 43: M < 2.82843 ? 44 : 45
+      {-1, 145, 8, 0.0},  // 44: leaf: group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384
+      {-1, 153, 12, 0.0},  // 45: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536
+      {-1, 165, 8, 0.0},  // 46: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, group_row.t128.v1.s4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
+      {-1, 173, 8, 0.0},  // 47: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v2.s1, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
+      {-1, 181, 5, 0.0},  // 48: leaf: block_row.t128.va, block_row.t256.va, group_row.t128.v1.s4, nnz_split.t256.v1.c16384, block_row.t512.va
+      {4, 50, 71, 143.10835055998655},  // 49: max_len < 143.108 ? 50 : 71
+      {5, 51, 52, 1.0020675644948236},  // 50: avg_len < 1.00207 ? 51 : 52
+      {-1, 186, 10, 0.0},  // 51: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, block_row.t256.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {1, 53, 56, 1448.1546878700494},  // 52: B < 1448.15 ? 53 : 56
+      {2, 54, 55, 252.98221281347037},  // 53: M < 252.982 ? 54 : 55
+      {-1, 196, 10, 0.0},  // 54: leaf: block_row.t128.va, block_row.t256.va, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, group_row.t128.v4.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 206, 10, 0.0},  // 55: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t256.va, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
+      {2, 57, 68, 221.70250336881628},  // 56: M < 221.703 ? 57 : 68
+      {9, 58, 63, 3547.2400539010605},  // 57: max_row_elems < 3547.24 ? 58 : 63
+      {4, 59, 62, 45.254833995939045},  // 58: max_len < 45.2548 ? 59 : 62
+      {10, 60, 61, 1605297.5978303836},  // 59: outputs < 1.6053e+06 ? 60 : 61
+      {-1, 216, 6, 0.0},  // 60: leaf: group_row.t128.v2.s1, block_row.t128.va, block_row.t256.va, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536
+      {-1, 222, 10, 0.0},  // 61: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, block_row.t256.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v4.c262144
+      {-1, 232, 7, 0.0},  // 62: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, block_row.t128.va, block_row.t256.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, block_row.t512.va
+      {5, 64, 65, 32.0401841985021},  // 63: avg_len < 32.0402 ? 64 : 65
+      {-1, 239, 10, 0.0},  // 64: leaf: group_row.t128.v2.s1, block_row.t128.va, block_row.t256.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
+      {3, 66, 67, 4191239.4952042527},  // 65: nnz < 4.19124e+06 ? 66 : 67
+      {-1, 249, 10, 0.0},  // 66: leaf: block_row.t128.va, group_row.t128.v2.s1, block_row.t256.va, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
+      {-1, 259, 10, 0.0},  // 67: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, block_row.t256.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
+      {1, 69, 70, 2896.309375740099},  // 68: B < 2896.31 ? 69 : 70
+      {-1, 269, 10, 0.0},  // 69: leaf: group_row.t128.v2.s1, block_row.t256.va, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144
+      {-1, 279, 10, 0.0},  // 70: leaf: block_row.t128.va, block_row.t256.va, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144
+      {9, 72, 73, 4579.4672179195695},  // 71: max_row_elems < 4579.47 ? 72 : 73
+      {-1, 289, 7, 0.0},  // 72: leaf: group_row.t128.v2.s4, block_row.t128.va, group_row.t128.v2.s1, block_row.t256.va, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536
+      {2, 74, 75, 78.38367176906169},  // 73: M < 78.3837 ? 74 : 75
+      {-1, 296, 10, 0.0},  // 74: leaf: block_row.t128.va, block_row.t256.va, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v4.s1, nnz_split.t256.v4.c262144
+      {-1, 306, 10, 0.0},  // 75: leaf: block_row.t256.va, block_row.t128.va, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144
+      {7, 77, 82, 24.520827827432807},  // 76: log2_bytes < 24.5208 ? 77 : 82
+      {7, 78, 81, 24.043475942267477},  // 77: log2_bytes < 24.0435 ? 78 : 81
+      {2, 79, 80, 512.0},  // 78: M < 512 ? 79 : 80
+      {-1, 316, 10, 0.0},  // 79: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v2.c65536, block_row.t256.va, nnz_split.t256.v4.c262144, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 326, 10, 0.0},  // 80: leaf: nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, block_row.t512.va, group_row.t128.v2.s1, block_row.t256.va, group_row.t128.v4.s1, block_row.t128.va
+      {-1, 336, 10, 0.0},  // 81: leaf: block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, block_row.t256.va, block_row.t128.va, nnz_split.t256.v4.c262144, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {9, 83, 84, 170431.98798347684},  // 82: max_row_elems < 170432 ? 83 : 84
+      {-1, 346, 10, 0.0},  // 83: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, block_row.t256.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t128.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {7, 85, 98, 27.83823913921041},  // 84: log2_bytes < 27.8382 ? 85 : 98
+      {1, 86, 97, 724.0773439350247},  // 85: B < 724.077 ? 86 : 97
+      {0, 87, 92, 2.8284271247461903},  // 86: elem_bytes < 2.82843 ? 87 : 92
+      {3, 88, 89, 22935.56434884479},  // 87: nnz < 22935.6 ? 88 : 89
+      {-1, 356, 10, 0.0},  // 88: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, block_row.t512.va, group_row.t128.v2.s1, block_row.t256.va, group_row.t128.v4.s1, block_row.t128.va
+      {7, 90, 91, 27.088614007000764},  // 89: log2_bytes < 27.0886 ? 90 : 91
+      {-1, 366, 10, 0.0},  // 90: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t256.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1
+      {-1, 376, 10, 0.0},  // 91: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, block_row.t256.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {7, 93, 94, 25.729528486093425},  // 92: log2_bytes < 25.7295 ? 93 : 94
+      {-1, 386, 10, 0.0},  // 93: leaf: nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t512.va, block_row.t256.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {10, 95, 96, 160529.75978303837},  // 94: outputs < 160530 ? 95 : 96
+      {-1, 396, 10, 0.0},  // 95: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t512.va, block_row.t256.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 406, 10, 0.0},  // 96: leaf: block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, block_row.t256.va, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144
+      {-1, 416, 10, 0.0},  // 97: leaf: nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t512.va, block_row.t256.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {2, 99, 100, 90.50966799187809},  // 98: M < 90.5097 ? 99 : 100
+      {-1, 426, 10, 0.0},  // 99: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t256.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {9, 101, 104, 298979.9438892181},  // 100: max_row_elems < 298980 ? 101 : 104
+      {5, 102, 103, 517.7968522925418},  // 101: avg_len < 517.797 ? 102 : 103
+      {-1, 436, 10, 0.0},  // 102: leaf: block_row.t512.va, block_row.t256.va, block_row.t128.va, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, group_row.t128.v2.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v1.c16384
+      {-1, 446, 10, 0.0},  // 103: leaf: nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v4.c65536, block_row.t256.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v1.c16384, group_row.t128.v4.s1
+      {-1, 456, 10, 0.0},  // 104: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, block_row.t256.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1
   }};
-  static constexpr std::array<std::uint16_t, 218> leaf_configs = {2, 3, 0, 1, 7, 6, 3, 2, 5, 0, 1, 7, 6, 4, 0, 1, 5, 2, 3, 0, 1, 7, 6, 2, 3, 0, 1, 7, 6, 0, 1, 1, 0, 4, 2, 3, 5, 4, 0, 1, 7, 6, 4, 0, 1, 2, 5, 4, 0, 1, 7, 3, 2, 5, 4, 0, 1, 7, 6, 5, 2, 4, 0, 7, 1, 5, 4, 0, 2, 7, 1, 0, 4, 1, 4, 0, 1, 3, 2, 0, 1, 6, 7, 0, 2, 3, 1, 6, 7, 2, 3, 0, 1, 6, 7, 0, 1, 1, 0, 4, 0, 2, 3, 1, 7, 6, 1, 0, 3, 2, 0, 7, 1, 6, 0, 1, 2, 7, 3, 6, 1, 2, 0, 3, 7, 6, 2, 0, 7, 1, 3, 2, 0, 7, 6, 1, 5, 2, 0, 7, 1, 2, 0, 3, 1, 7, 6, 0, 2, 3, 1, 7, 6, 2, 0, 3, 7, 1, 6, 2, 0, 3, 1, 6, 7, 0, 3, 2, 1, 7, 6, 5, 0, 2, 7, 1, 1, 0, 2, 6, 7, 3, 0, 2, 1, 7, 6, 3, 7, 6, 1, 0, 2, 3, 1, 6, 7, 0, 2, 3, 1, 6, 2, 0, 7, 3, 6, 7, 1, 0, 2, 3, 7, 6, 1, 0, 2, 3};
+  static constexpr std::array<std::uint16_t, 466> leaf_configs = {3, 4, 0, 1, 2, 11, 9, 10, 8, 7, 4, 3, 6, 0, 1, 2, 11, 7, 9, 10, 8, 5, 0, 1, 2, 7, 6, 3, 4, 0, 1, 2, 11, 7, 9, 8, 10, 3, 4, 0, 1, 2, 11, 7, 9, 8, 10, 0, 1, 2, 7, 1, 0, 2, 7, 2, 1, 0, 7, 5, 5, 0, 1, 2, 7, 4, 3, 0, 1, 2, 10, 9, 11, 8, 7, 3, 4, 0, 1, 2, 10, 11, 9, 8, 7, 0, 1, 2, 7, 1, 2, 0, 3, 4, 11, 7, 9, 8, 10, 2, 1, 0, 5, 7, 0, 1, 3, 4, 2, 11, 7, 8, 9, 10, 1, 2, 0, 3, 4, 11, 7, 9, 8, 10, 2, 1, 0, 7, 3, 4, 6, 5, 0, 1, 2, 11, 7, 9, 10, 8, 5, 0, 1, 2, 7, 3, 6, 5, 0, 1, 2, 8, 7, 4, 3, 6, 5, 0, 1, 2, 11, 7, 9, 10, 8, 6, 3, 5, 0, 1, 2, 7, 8, 6, 5, 0, 3, 1, 2, 7, 8, 0, 1, 5, 7, 2, 4, 3, 0, 1, 11, 2, 7, 9, 8, 10, 0, 1, 2, 3, 11, 7, 4, 9, 8, 10, 2, 3, 1, 0, 4, 11, 7, 8, 9, 10, 3, 0, 1, 7, 2, 8, 4, 3, 0, 1, 7, 11, 8, 9, 2, 10, 6, 3, 0, 1, 7, 8, 2, 3, 0, 1, 4, 2, 7, 11, 8, 9, 10, 0, 3, 1, 4, 8, 2, 7, 11, 9, 10, 3, 0, 4, 1, 7, 8, 2, 11, 9, 10, 3, 1, 0, 4, 2, 9, 11, 8, 7, 10, 0, 1, 4, 3, 2, 8, 9, 11, 7, 10, 6, 0, 3, 1, 7, 2, 8, 0, 1, 3, 2, 7, 8, 11, 9, 4, 10, 1, 0, 2, 3, 9, 8, 11, 4, 7, 10, 11, 7, 9, 2, 8, 1, 10, 0, 3, 4, 7, 11, 8, 9, 10, 2, 3, 1, 4, 0, 2, 11, 9, 7, 8, 1, 0, 10, 3, 4, 2, 9, 1, 8, 11, 0, 7, 10, 3, 4, 8, 9, 10, 7, 11, 2, 3, 1, 4, 0, 9, 8, 10, 7, 11, 2, 1, 3, 0, 4, 10, 9, 8, 11, 7, 2, 1, 0, 3, 4, 7, 9, 8, 11, 10, 2, 1, 0, 3, 4, 8, 9, 7, 11, 10, 2, 1, 0, 3, 4, 2, 3, 8, 9, 1, 0, 4, 7, 11, 10, 7, 8, 9, 11, 10, 2, 1, 0, 3, 4, 8, 9, 7, 10, 11, 2, 1, 0, 3, 4, 2, 1, 0, 10, 9, 3, 8, 11, 4, 7, 10, 2, 9, 1, 8, 11, 0, 3, 7, 4, 10, 9, 8, 11, 7, 2, 1, 3, 0, 4};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {0, 1, 7, 2, 6, 3, 5, 4};
+  static constexpr std::array<std::uint16_t, 12> fallback = {0, 1, 2, 7, 3, 8, 11, 9, 4, 10, 6, 5};
 };
 
 struct jagged_mean {
@@ -192,114 +224,186 @@ struct jagged_mean {
       "row_share",
   };
   // The configs the tree may pick; the comment is each one's id.
-  static constexpr std::array<aotune::jagged_reduce::Config, 8> configs = {{
+  static constexpr std::array<aotune::jagged_reduce::Config, 16> configs = {{
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 0: block_row.t128.va
-      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 1: block_row.t512.va
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 2: group_row.t128.v2.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 3: group_row.t128.v4.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 4: group_row.t128.v1.s4
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 4},  // 5: group_row.t128.v2.s4
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 65536, .slots = 1},  // 6: nnz_split.t256.v4.c65536
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 0, .slots = 1},  // 7: nnz_split.t256.v2.ca
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 1: block_row.t128.v2
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 256, .vec = 0, .chunk = 0, .slots = 1},  // 2: block_row.t256.va
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 3: block_row.t512.va
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 4: group_row.t128.v2.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 5: group_row.t128.v4.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 8, .chunk = 0, .slots = 1},  // 6: group_row.t128.v8.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 2},  // 7: group_row.t128.v2.s2
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 8: group_row.t128.v1.s4
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 4},  // 9: group_row.t128.v2.s4
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 16384, .slots = 1},  // 10: nnz_split.t256.v2.c16384
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 1, .chunk = 65536, .slots = 1},  // 11: nnz_split.t256.v1.c65536
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 65536, .slots = 1},  // 12: nnz_split.t256.v4.c65536
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 262144, .slots = 1},  // 13: nnz_split.t256.v2.c262144
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 262144, .slots = 1},  // 14: nnz_split.t256.v4.c262144
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 0, .slots = 1},  // 15: nnz_split.t256.v4.ca
   }};
-  static constexpr std::array<std::string_view, 8> config_ids = {
+  static constexpr std::array<std::string_view, 16> config_ids = {
       "block_row.t128.va",
+      "block_row.t128.v2",
+      "block_row.t256.va",
       "block_row.t512.va",
       "group_row.t128.v2.s1",
       "group_row.t128.v4.s1",
+      "group_row.t128.v8.s1",
+      "group_row.t128.v2.s2",
       "group_row.t128.v1.s4",
       "group_row.t128.v2.s4",
+      "nnz_split.t256.v2.c16384",
+      "nnz_split.t256.v1.c65536",
       "nnz_split.t256.v4.c65536",
-      "nnz_split.t256.v2.ca",
+      "nnz_split.t256.v2.c262144",
+      "nnz_split.t256.v4.c262144",
+      "nnz_split.t256.v4.ca",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 81> tree = {{
-      {9, 1, 64, 72265.02335154955},  // 0: max_row_elems < 72265 ? 1 : 64
-      {10, 2, 37, 121161.31395788015},  // 1: outputs < 121161 ? 2 : 37
-      {9, 3, 34, 4692.55751163478},  // 2: max_row_elems < 4692.56 ? 3 : 34
-      {11, 4, 17, 0.0004853553756896472},  // 3: row_share < 0.000485355 ? 4 : 17
-      {4, 5, 16, 181.01933598375618},  // 4: max_len < 181.019 ? 5 : 16
-      {9, 6, 15, 181.01933598375618},  // 5: max_row_elems < 181.019 ? 6 : 15
-      {11, 7, 10, 0.00012260725202238354},  // 6: row_share < 0.000122607 ? 7 : 10
-      {3, 8, 9, 16391.499931366867},  // 7: nnz < 16391.5 ? 8 : 9
-      {-1, 0, 6, 0.0},  // 8: leaf: group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca
-      {-1, 6, 3, 0.0},  // 9: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {3, 11, 14, 16504.19592103778},  // 10: nnz < 16504.2 ? 11 : 14
-      {2, 12, 13, 2.8284271247461903},  // 11: M < 2.82843 ? 12 : 13
-      {-1, 9, 6, 0.0},  // 12: leaf: group_row.t128.v2.s1, group_row.t128.v1.s4, group_row.t128.v2.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca
-      {-1, 15, 8, 0.0},  // 13: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {-1, 23, 6, 0.0},  // 14: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va
-      {-1, 29, 6, 0.0},  // 15: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v2.ca, block_row.t512.va
-      {-1, 35, 3, 0.0},  // 16: leaf: block_row.t128.va, group_row.t128.v1.s4, block_row.t512.va
-      {9, 18, 19, 11.313708498984761},  // 17: max_row_elems < 11.3137 ? 18 : 19
-      {-1, 38, 3, 0.0},  // 18: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va
-      {4, 20, 25, 10.583005244258363},  // 19: max_len < 10.583 ? 20 : 25
-      {2, 21, 24, 22.627416997969522},  // 20: M < 22.6274 ? 21 : 24
-      {5, 22, 23, 1.4361406616345074},  // 21: avg_len < 1.43614 ? 22 : 23
-      {-1, 41, 7, 0.0},  // 22: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v2.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {-1, 48, 7, 0.0},  // 23: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {-1, 55, 6, 0.0},  // 24: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {5, 26, 29, 128.61198578549235},  // 25: avg_len < 128.612 ? 26 : 29
-      {2, 27, 28, 78.38367176906169},  // 26: M < 78.3837 ? 27 : 28
-      {-1, 61, 2, 0.0},  // 27: leaf: block_row.t128.va, block_row.t512.va
-      {-1, 63, 6, 0.0},  // 28: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {1, 30, 33, 512.0},  // 29: B < 512 ? 30 : 33
-      {1, 31, 32, 8.0},  // 30: B < 8 ? 31 : 32
-      {-1, 69, 2, 0.0},  // 31: leaf: block_row.t128.va, block_row.t512.va
-      {-1, 71, 3, 0.0},  // 32: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s4
-      {-1, 74, 3, 0.0},  // 33: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s4
-      {11, 35, 36, 0.0019078764952016054},  // 34: row_share < 0.00190788 ? 35 : 36
-      {-1, 77, 2, 0.0},  // 35: leaf: block_row.t128.va, block_row.t512.va
-      {-1, 79, 2, 0.0},  // 36: leaf: block_row.t512.va, block_row.t128.va
-      {4, 38, 61, 143.10835055998655},  // 37: max_len < 143.108 ? 38 : 61
-      {10, 39, 58, 7179109.105731713},  // 38: outputs < 7.17911e+06 ? 39 : 58
-      {5, 40, 57, 64.29795738119734},  // 39: avg_len < 64.298 ? 40 : 57
-      {11, 41, 56, 0.004020493360182559},  // 40: row_share < 0.00402049 ? 41 : 56
-      {3, 42, 45, 22892.86142010212},  // 41: nnz < 22892.9 ? 42 : 45
-      {2, 43, 44, 362.03867196751236},  // 42: M < 362.039 ? 43 : 44
-      {-1, 81, 6, 0.0},  // 43: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v4.c65536
-      {-1, 87, 6, 0.0},  // 44: leaf: block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {9, 46, 51, 7094.480107802121},  // 45: max_row_elems < 7094.48 ? 46 : 51
-      {5, 47, 50, 64.19292176988397},  // 46: avg_len < 64.1929 ? 47 : 50
-      {6, 48, 49, 1.3120099880461338},  // 47: skew < 1.31201 ? 48 : 49
-      {-1, 93, 7, 0.0},  // 48: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v4.c65536
-      {-1, 100, 4, 0.0},  // 49: leaf: group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, block_row.t512.va
-      {-1, 104, 7, 0.0},  // 50: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va
-      {2, 52, 55, 627.0693741524937},  // 51: M < 627.069 ? 52 : 55
-      {3, 53, 54, 32501.42990700563},  // 52: nnz < 32501.4 ? 53 : 54
-      {-1, 111, 6, 0.0},  // 53: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {-1, 117, 6, 0.0},  // 54: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {-1, 123, 6, 0.0},  // 55: leaf: group_row.t128.v2.s1, block_row.t128.va, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca
-      {-1, 129, 6, 0.0},  // 56: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {-1, 135, 6, 0.0},  // 57: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v4.c65536
-      {6, 59, 60, 2.0036784289685445},  // 58: skew < 2.00368 ? 59 : 60
-      {-1, 141, 6, 0.0},  // 59: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va
-      {-1, 147, 6, 0.0},  // 60: leaf: block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536
-      {9, 62, 63, 4579.4672179195695},  // 61: max_row_elems < 4579.47 ? 62 : 63
-      {-1, 153, 5, 0.0},  // 62: leaf: group_row.t128.v2.s4, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v2.ca, block_row.t512.va
-      {-1, 158, 6, 0.0},  // 63: leaf: block_row.t128.va, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, group_row.t128.v4.s1
-      {7, 65, 70, 24.86143806398779},  // 64: log2_bytes < 24.8614 ? 65 : 70
-      {11, 66, 67, 0.021484598888283853},  // 65: row_share < 0.0214846 ? 66 : 67
-      {-1, 164, 6, 0.0},  // 66: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1
-      {9, 68, 69, 79838.1466718761},  // 67: max_row_elems < 79838.1 ? 68 : 69
-      {-1, 170, 7, 0.0},  // 68: leaf: block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t128.va, group_row.t128.v2.s4, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 177, 6, 0.0},  // 69: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {9, 71, 72, 182660.52972659416},  // 70: max_row_elems < 182661 ? 71 : 72
-      {-1, 183, 6, 0.0},  // 71: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {11, 73, 74, 0.0038351402039457404},  // 72: row_share < 0.00383514 ? 73 : 74
-      {-1, 189, 6, 0.0},  // 73: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, group_row.t128.v2.s1, nnz_split.t256.v2.ca, block_row.t128.va, group_row.t128.v4.s1
-      {1, 75, 78, 5792.618751480198},  // 74: B < 5792.62 ? 75 : 78
-      {11, 76, 77, 0.0038438850938687756},  // 75: row_share < 0.00384389 ? 76 : 77
-      {-1, 195, 6, 0.0},  // 76: leaf: group_row.t128.v2.s1, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca
-      {-1, 201, 6, 0.0},  // 77: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {4, 79, 80, 36158.75246741789},  // 78: max_len < 36158.8 ? 79 : 80
-      {-1, 207, 6, 0.0},  // 79: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 213, 6, 0.0},  // 80: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+  static constexpr std::array<aotune::heuristics::TreeNode, 137> tree = {{
+      {9, 1, 106, 72265.02335154955},  // 0: max_row_elems < 72265 ? 1 : 106
+      {10, 2, 59, 121161.31395788015},  // 1: outputs < 121161 ? 2 : 59
+      {11, 3, 16, 0.0004853553756896472},  // 2: row_share < 0.000485355 ? 3 : 16
+      {4, 4, 15, 181.01933598375618},  // 3: max_len < 181.019 ? 4 : 15
+      {9, 5, 14, 181.01933598375618},  // 4: max_row_elems < 181.019 ? 5 : 14
+      {11, 6, 11, 0.00012260725202238354},  // 5: row_share < 0.000122607 ? 6 : 11
+      {3, 7, 10, 16391.499931366867},  // 6: nnz < 16391.5 ? 7 : 10
+      {2, 8, 9, 2.8284271247461903},  // 7: M < 2.82843 ? 8 : 9
+      {-1, 0, 11, 0.0},  // 8: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.v2, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c262144, nnz_split.t256.v1.c65536
+      {-1, 11, 15, 0.0},  // 9: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.v2, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, nnz_split.t256.v1.c65536
+      {-1, 26, 5, 0.0},  // 10: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c65536
+      {3, 12, 13, 16504.19592103778},  // 11: nnz < 16504.2 ? 12 : 13
+      {-1, 31, 11, 0.0},  // 12: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.v2, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c262144, nnz_split.t256.v1.c65536
+      {-1, 42, 11, 0.0},  // 13: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v2.s1, block_row.t128.v2, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c262144
+      {-1, 53, 11, 0.0},  // 14: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, group_row.t128.v2.s2, block_row.t128.v2, block_row.t128.va, group_row.t128.v2.s1, block_row.t256.va, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c262144
+      {-1, 64, 5, 0.0},  // 15: leaf: block_row.t128.va, block_row.t256.va, group_row.t128.v1.s4, block_row.t512.va, nnz_split.t256.v1.c65536
+      {9, 17, 56, 4692.55751163478},  // 16: max_row_elems < 4692.56 ? 17 : 56
+      {9, 18, 49, 1567.673435381234},  // 17: max_row_elems < 1567.67 ? 18 : 49
+      {10, 19, 40, 14188.960215604242},  // 18: outputs < 14189 ? 19 : 40
+      {9, 20, 21, 11.313708498984761},  // 19: max_row_elems < 11.3137 ? 20 : 21
+      {-1, 69, 5, 0.0},  // 20: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c65536
+      {4, 22, 33, 5.656854249492381},  // 21: max_len < 5.65685 ? 22 : 33
+      {2, 23, 28, 45.254833995939045},  // 22: M < 45.2548 ? 23 : 28
+      {0, 24, 27, 2.8284271247461903},  // 23: elem_bytes < 2.82843 ? 24 : 27
+      {1, 25, 26, 8.0},  // 24: B < 8 ? 25 : 26
+      {-1, 74, 15, 0.0},  // 25: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v4.s1, group_row.t128.v8.s1, block_row.t128.v2, group_row.t128.v2.s4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536
+      {-1, 89, 15, 0.0},  // 26: leaf: group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v8.s1, block_row.t128.v2, group_row.t128.v4.s1, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c262144, nnz_split.t256.v1.c65536
+      {-1, 104, 14, 0.0},  // 27: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v4.s1, block_row.t128.v2, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536
+      {5, 29, 30, 1.0458250331675945},  // 28: avg_len < 1.04583 ? 29 : 30
+      {-1, 118, 12, 0.0},  // 29: leaf: block_row.t128.v2, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536
+      {0, 31, 32, 2.8284271247461903},  // 30: elem_bytes < 2.82843 ? 31 : 32
+      {-1, 130, 13, 0.0},  // 31: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.v2, block_row.t128.va, block_row.t256.va, group_row.t128.v8.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c262144, nnz_split.t256.v1.c65536
+      {-1, 143, 12, 0.0},  // 32: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t128.v2, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144
+      {4, 34, 35, 255.49951076274098},  // 33: max_len < 255.5 ? 34 : 35
+      {-1, 155, 4, 0.0},  // 34: leaf: block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c65536
+      {1, 36, 37, 8.0},  // 35: B < 8 ? 36 : 37
+      {-1, 159, 5, 0.0},  // 36: leaf: block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c65536, group_row.t128.v1.s4
+      {1, 38, 39, 512.0},  // 37: B < 512 ? 38 : 39
+      {-1, 164, 5, 0.0},  // 38: leaf: block_row.t512.va, block_row.t256.va, block_row.t128.va, group_row.t128.v1.s4, nnz_split.t256.v1.c65536
+      {-1, 169, 5, 0.0},  // 39: leaf: block_row.t256.va, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s4, nnz_split.t256.v1.c65536
+      {9, 41, 46, 724.0773439350247},  // 40: max_row_elems < 724.077 ? 41 : 46
+      {4, 42, 45, 22.627416997969522},  // 41: max_len < 22.6274 ? 42 : 45
+      {10, 43, 44, 23170.47500592079},  // 42: outputs < 23170.5 ? 43 : 44
+      {-1, 174, 14, 0.0},  // 43: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.v2, group_row.t128.v4.s1, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, nnz_split.t256.v1.c65536
+      {-1, 188, 13, 0.0},  // 44: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.v2, group_row.t128.v4.s1, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c262144
+      {-1, 201, 14, 0.0},  // 45: leaf: block_row.t128.v2, group_row.t128.v2.s4, block_row.t128.va, group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t256.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {7, 47, 48, 22.049438358544567},  // 46: log2_bytes < 22.0494 ? 47 : 48
+      {-1, 215, 12, 0.0},  // 47: leaf: block_row.t128.va, block_row.t128.v2, block_row.t256.va, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 227, 12, 0.0},  // 48: leaf: block_row.t128.v2, block_row.t128.va, block_row.t256.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {1, 50, 55, 1448.1546878700494},  // 49: B < 1448.15 ? 50 : 55
+      {8, 51, 54, 5.291502622129181},  // 50: m_mod_8 < 5.2915 ? 51 : 54
+      {7, 52, 53, 16.27545806096916},  // 51: log2_bytes < 16.2755 ? 52 : 53
+      {-1, 239, 12, 0.0},  // 52: leaf: block_row.t128.va, block_row.t256.va, block_row.t512.va, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c262144, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 251, 4, 0.0},  // 53: leaf: block_row.t256.va, block_row.t512.va, block_row.t128.va, nnz_split.t256.v1.c65536
+      {-1, 255, 5, 0.0},  // 54: leaf: block_row.t512.va, block_row.t256.va, block_row.t128.va, group_row.t128.v1.s4, nnz_split.t256.v1.c65536
+      {-1, 260, 13, 0.0},  // 55: leaf: block_row.t128.va, block_row.t128.v2, block_row.t256.va, group_row.t128.v2.s2, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v4.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
+      {11, 57, 58, 0.0019236368009812965},  // 56: row_share < 0.00192364 ? 57 : 58
+      {-1, 273, 12, 0.0},  // 57: leaf: block_row.t256.va, block_row.t128.va, block_row.t512.va, block_row.t128.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 285, 4, 0.0},  // 58: leaf: block_row.t512.va, block_row.t256.va, block_row.t128.va, nnz_split.t256.v1.c65536
+      {4, 60, 101, 143.10835055998655},  // 59: max_len < 143.108 ? 60 : 101
+      {5, 61, 96, 63.98714070021993},  // 60: avg_len < 63.9871 ? 61 : 96
+      {10, 62, 91, 7179109.105731713},  // 61: outputs < 7.17911e+06 ? 62 : 91
+      {2, 63, 66, 2.8284271247461903},  // 62: M < 2.82843 ? 63 : 66
+      {3, 64, 65, 1481554.0986518178},  // 63: nnz < 1.48155e+06 ? 64 : 65
+      {-1, 289, 11, 0.0},  // 64: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.v2, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c262144
+      {-1, 300, 11, 0.0},  // 65: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s4, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v2.c16384, block_row.t256.va, nnz_split.t256.v1.c65536, block_row.t512.va, nnz_split.t256.v2.c262144
+      {5, 67, 70, 3.986799772453298},  // 66: avg_len < 3.9868 ? 67 : 70
+      {2, 68, 69, 362.03867196751236},  // 67: M < 362.039 ? 68 : 69
+      {-1, 311, 12, 0.0},  // 68: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t256.va, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 323, 12, 0.0},  // 69: leaf: block_row.t128.va, group_row.t128.v4.s1, block_row.t256.va, block_row.t128.v2, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
+      {2, 71, 76, 22.627416997969522},  // 70: M < 22.6274 ? 71 : 76
+      {5, 72, 73, 8.025612847534957},  // 71: avg_len < 8.02561 ? 72 : 73
+      {-1, 335, 14, 0.0},  // 72: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v4.s1, group_row.t128.v2.s4, block_row.t128.v2, nnz_split.t256.v4.ca, block_row.t128.va, nnz_split.t256.v2.c16384, block_row.t256.va, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {4, 74, 75, 45.254833995939045},  // 73: max_len < 45.2548 ? 74 : 75
+      {-1, 349, 14, 0.0},  // 74: leaf: group_row.t128.v2.s2, group_row.t128.v2.s4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t256.va, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 363, 14, 0.0},  // 75: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.v2, block_row.t128.va, group_row.t128.v4.s1, block_row.t256.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {1, 77, 84, 1448.1546878700494},  // 76: B < 1448.15 ? 77 : 84
+      {2, 78, 81, 252.98221281347037},  // 77: M < 252.982 ? 78 : 81
+      {0, 79, 80, 2.8284271247461903},  // 78: elem_bytes < 2.82843 ? 79 : 80
+      {-1, 377, 13, 0.0},  // 79: leaf: block_row.t128.va, block_row.t256.va, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v4.s1, group_row.t128.v8.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 390, 12, 0.0},  // 80: leaf: block_row.t256.va, block_row.t128.va, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.v2, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
+      {3, 82, 83, 7959.222198179921},  // 81: nnz < 7959.22 ? 82 : 83
+      {-1, 402, 12, 0.0},  // 82: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t256.va, block_row.t128.v2, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
+      {-1, 414, 12, 0.0},  // 83: leaf: group_row.t128.v2.s1, block_row.t256.va, block_row.t512.va, group_row.t128.v4.s1, block_row.t128.va, block_row.t128.v2, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
+      {9, 85, 88, 7094.480107802121},  // 84: max_row_elems < 7094.48 ? 85 : 88
+      {10, 86, 87, 160529.75978303837},  // 85: outputs < 160530 ? 86 : 87
+      {-1, 426, 13, 0.0},  // 86: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.v2, block_row.t128.va, group_row.t128.v4.s1, block_row.t256.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 439, 12, 0.0},  // 87: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.v2, block_row.t128.va, block_row.t256.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {1, 89, 90, 2896.309375740099},  // 88: B < 2896.31 ? 89 : 90
+      {-1, 451, 12, 0.0},  // 89: leaf: group_row.t128.v2.s1, block_row.t128.va, block_row.t256.va, group_row.t128.v4.s1, block_row.t128.v2, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 463, 12, 0.0},  // 90: leaf: block_row.t128.va, group_row.t128.v2.s1, block_row.t256.va, block_row.t128.v2, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {6, 92, 95, 2.0036784289685445},  // 91: skew < 2.00368 ? 92 : 95
+      {0, 93, 94, 2.8284271247461903},  // 92: elem_bytes < 2.82843 ? 93 : 94
+      {-1, 475, 13, 0.0},  // 93: leaf: group_row.t128.v8.s1, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t256.va, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v2.c262144
+      {-1, 488, 12, 0.0},  // 94: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.v2, block_row.t128.va, block_row.t256.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 500, 12, 0.0},  // 95: leaf: block_row.t128.va, block_row.t256.va, group_row.t128.v4.s1, block_row.t128.v2, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {2, 97, 98, 22.627416997969522},  // 96: M < 22.6274 ? 97 : 98
+      {-1, 512, 14, 0.0},  // 97: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.v2, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.c16384, block_row.t256.va, nnz_split.t256.v1.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {1, 99, 100, 11585.237502960395},  // 98: B < 11585.2 ? 99 : 100
+      {-1, 526, 13, 0.0},  // 99: leaf: block_row.t128.va, group_row.t128.v2.s2, block_row.t128.v2, group_row.t128.v2.s1, block_row.t256.va, group_row.t128.v4.s1, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v1.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 539, 13, 0.0},  // 100: leaf: group_row.t128.v2.s2, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v2, group_row.t128.v4.s1, block_row.t256.va, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
+      {9, 102, 103, 4579.4672179195695},  // 101: max_row_elems < 4579.47 ? 102 : 103
+      {-1, 552, 10, 0.0},  // 102: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, block_row.t128.v2, block_row.t128.va, group_row.t128.v2.s1, block_row.t256.va, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536, block_row.t512.va, nnz_split.t256.v2.c262144
+      {1, 104, 105, 2896.309375740099},  // 103: B < 2896.31 ? 104 : 105
+      {-1, 562, 12, 0.0},  // 104: leaf: block_row.t256.va, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536, block_row.t128.v2, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 574, 12, 0.0},  // 105: leaf: block_row.t128.va, block_row.t256.va, block_row.t128.v2, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {7, 107, 116, 24.86143806398779},  // 106: log2_bytes < 24.8614 ? 107 : 116
+      {7, 108, 111, 23.246412927511},  // 107: log2_bytes < 23.2464 ? 108 : 111
+      {9, 109, 110, 79838.1466718761},  // 108: max_row_elems < 79838.1 ? 109 : 110
+      {-1, 586, 14, 0.0},  // 109: leaf: block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t256.va, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, block_row.t128.va, nnz_split.t256.v4.c262144, block_row.t128.v2, nnz_split.t256.v2.c262144, group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 600, 12, 0.0},  // 110: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, block_row.t256.va, nnz_split.t256.v2.c262144, block_row.t128.va, block_row.t128.v2, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {9, 112, 113, 130558.9960745716},  // 111: max_row_elems < 130559 ? 112 : 113
+      {-1, 612, 12, 0.0},  // 112: leaf: block_row.t512.va, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, block_row.t256.va, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v4.c262144, block_row.t128.v2, nnz_split.t256.v2.c262144, group_row.t128.v4.s1
+      {1, 114, 115, 8.0},  // 113: B < 8 ? 114 : 115
+      {-1, 624, 12, 0.0},  // 114: leaf: nnz_split.t256.v1.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144, block_row.t512.va, group_row.t128.v2.s1, block_row.t256.va, block_row.t128.va, group_row.t128.v4.s1, block_row.t128.v2
+      {-1, 636, 12, 0.0},  // 115: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t256.va, block_row.t128.va, block_row.t128.v2, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {9, 117, 122, 182660.52972659416},  // 116: max_row_elems < 182661 ? 117 : 122
+      {1, 118, 121, 2896.309375740099},  // 117: B < 2896.31 ? 118 : 121
+      {10, 119, 120, 908093.4537986715},  // 118: outputs < 908093 ? 119 : 120
+      {-1, 648, 12, 0.0},  // 119: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c16384, block_row.t256.va, nnz_split.t256.v4.ca, block_row.t128.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, group_row.t128.v2.s1, block_row.t128.v2, group_row.t128.v4.s1
+      {-1, 660, 12, 0.0},  // 120: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v2.c262144, block_row.t128.v2, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v1.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384
+      {-1, 672, 13, 0.0},  // 121: leaf: block_row.t256.va, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v1.c65536, block_row.t128.v2, nnz_split.t256.v2.c262144, nnz_split.t256.v2.c16384, group_row.t128.v2.s1, group_row.t128.v8.s1, group_row.t128.v4.s1
+      {7, 123, 132, 28.544647200591182},  // 122: log2_bytes < 28.5446 ? 123 : 132
+      {6, 124, 131, 651.6755247053279},  // 123: skew < 651.676 ? 124 : 131
+      {11, 125, 130, 0.00739933677621747},  // 124: row_share < 0.00739934 ? 125 : 130
+      {3, 126, 129, 92261.30803321619},  // 125: nnz < 92261.3 ? 126 : 129
+      {5, 127, 128, 130.30364023365613},  // 126: avg_len < 130.304 ? 127 : 128
+      {-1, 685, 12, 0.0},  // 127: leaf: group_row.t128.v2.s1, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c65536, block_row.t512.va, block_row.t128.va, block_row.t256.va, group_row.t128.v4.s1, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384
+      {-1, 697, 12, 0.0},  // 128: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, group_row.t128.v2.s1, nnz_split.t256.v2.c262144, nnz_split.t256.v1.c65536, block_row.t256.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, group_row.t128.v4.s1, block_row.t128.v2, block_row.t128.va
+      {-1, 709, 13, 0.0},  // 129: leaf: nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v4.c65536, block_row.t256.va, nnz_split.t256.v2.c262144, nnz_split.t256.v4.ca, group_row.t128.v2.s1, nnz_split.t256.v1.c65536, block_row.t128.va, nnz_split.t256.v2.c16384, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v8.s1
+      {-1, 722, 12, 0.0},  // 130: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t256.va, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v2, group_row.t128.v4.s1
+      {-1, 734, 12, 0.0},  // 131: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t256.va, block_row.t128.va, block_row.t128.v2, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {0, 133, 134, 2.8284271247461903},  // 132: elem_bytes < 2.82843 ? 133 : 134
+      {-1, 746, 13, 0.0},  // 133: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t256.va, group_row.t128.v2.s1, block_row.t128.va, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v8.s1
+      {1, 135, 136, 724.0773439350247},  // 134: B < 724.077 ? 135 : 136
+      {-1, 759, 12, 0.0},  // 135: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t256.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, block_row.t128.v2
+      {-1, 771, 12, 0.0},  // 136: leaf: nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t256.va, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v2, group_row.t128.v4.s1
   }};
-  static constexpr std::array<std::uint16_t, 219> leaf_configs = {2, 5, 4, 0, 1, 7, 4, 0, 1, 2, 4, 5, 0, 1, 7, 3, 2, 5, 4, 0, 1, 7, 6, 5, 4, 2, 0, 7, 1, 5, 4, 0, 2, 7, 1, 0, 4, 1, 4, 0, 1, 2, 3, 5, 0, 1, 7, 6, 5, 2, 3, 0, 1, 7, 6, 2, 3, 0, 1, 7, 6, 0, 1, 1, 0, 2, 3, 7, 6, 0, 1, 1, 0, 4, 0, 1, 4, 0, 1, 1, 0, 3, 2, 0, 7, 1, 6, 0, 3, 2, 1, 7, 6, 5, 2, 3, 0, 7, 1, 6, 2, 0, 7, 1, 5, 2, 0, 3, 7, 6, 1, 2, 0, 3, 1, 7, 6, 0, 2, 3, 1, 7, 6, 2, 0, 1, 3, 6, 7, 1, 2, 0, 3, 7, 6, 0, 2, 3, 7, 1, 6, 3, 2, 0, 7, 6, 1, 0, 3, 2, 1, 7, 6, 5, 0, 2, 7, 1, 0, 2, 1, 6, 7, 3, 1, 6, 7, 2, 0, 3, 1, 7, 6, 0, 5, 2, 3, 7, 6, 1, 0, 2, 3, 1, 6, 7, 0, 2, 3, 1, 6, 2, 7, 0, 3, 2, 6, 1, 0, 3, 7, 6, 7, 1, 0, 2, 3, 6, 7, 1, 0, 2, 3, 7, 6, 1, 0, 2, 3};
+  static constexpr std::array<std::uint16_t, 783> leaf_configs = {4, 7, 9, 8, 1, 0, 2, 3, 10, 13, 11, 7, 4, 5, 9, 8, 1, 0, 2, 3, 15, 10, 12, 14, 13, 11, 8, 0, 2, 3, 11, 7, 4, 9, 8, 1, 0, 2, 3, 10, 13, 11, 9, 7, 8, 4, 1, 0, 2, 3, 10, 11, 13, 9, 8, 7, 1, 0, 4, 2, 10, 3, 11, 13, 0, 2, 8, 3, 11, 8, 0, 2, 3, 11, 4, 7, 5, 6, 1, 9, 0, 2, 3, 11, 13, 10, 14, 15, 12, 4, 9, 7, 6, 1, 5, 0, 2, 3, 12, 14, 15, 10, 13, 11, 7, 4, 9, 5, 1, 0, 2, 3, 12, 14, 15, 13, 10, 11, 1, 4, 5, 0, 2, 3, 15, 14, 12, 13, 10, 11, 5, 4, 1, 0, 2, 6, 3, 15, 12, 14, 10, 13, 11, 4, 5, 0, 1, 2, 3, 11, 13, 10, 12, 15, 14, 0, 2, 3, 11, 0, 2, 3, 11, 8, 3, 2, 0, 8, 11, 2, 0, 3, 8, 11, 9, 7, 4, 1, 5, 0, 2, 3, 15, 10, 12, 14, 13, 11, 7, 4, 1, 5, 0, 2, 3, 15, 10, 12, 14, 11, 13, 1, 9, 0, 7, 4, 2, 5, 3, 15, 10, 12, 11, 14, 13, 0, 1, 2, 3, 4, 15, 5, 10, 12, 11, 14, 13, 1, 0, 2, 4, 5, 3, 15, 10, 12, 11, 14, 13, 0, 2, 3, 1, 15, 10, 14, 12, 11, 13, 4, 5, 2, 3, 0, 11, 3, 2, 0, 8, 11, 0, 1, 2, 7, 3, 4, 15, 10, 5, 12, 11, 13, 14, 2, 0, 3, 1, 10, 15, 11, 12, 13, 14, 4, 5, 3, 2, 0, 11, 7, 4, 9, 8, 1, 0, 2, 3, 10, 11, 13, 9, 7, 4, 8, 1, 0, 10, 2, 11, 3, 13, 5, 4, 1, 0, 15, 2, 10, 3, 12, 11, 14, 13, 0, 5, 2, 1, 4, 3, 15, 10, 11, 12, 13, 14, 4, 7, 5, 9, 1, 15, 0, 10, 2, 12, 3, 11, 14, 13, 7, 9, 4, 5, 1, 0, 15, 2, 10, 3, 12, 11, 14, 13, 9, 7, 4, 1, 0, 5, 2, 10, 15, 12, 11, 3, 14, 13, 0, 2, 3, 4, 1, 15, 10, 5, 6, 12, 11, 14, 13, 2, 0, 3, 4, 1, 15, 5, 10, 12, 11, 13, 14, 3, 4, 2, 1, 0, 5, 15, 10, 11, 12, 13, 14, 4, 2, 3, 5, 0, 1, 12, 11, 10, 15, 13, 14, 7, 4, 1, 0, 5, 2, 15, 3, 10, 12, 11, 14, 13, 4, 5, 1, 0, 2, 10, 15, 3, 12, 11, 14, 13, 4, 0, 2, 5, 1, 3, 12, 11, 10, 15, 14, 13, 0, 4, 2, 1, 5, 3, 12, 11, 10, 15, 14, 13, 6, 5, 4, 1, 0, 15, 10, 2, 12, 11, 14, 3, 13, 5, 4, 1, 0, 2, 10, 15, 12, 11, 3, 14, 13, 0, 2, 5, 1, 4, 3, 15, 12, 10, 11, 14, 13, 9, 7, 4, 1, 0, 5, 10, 2, 11, 15, 12, 3, 14, 13, 0, 7, 1, 4, 2, 5, 10, 3, 11, 15, 12, 14, 13, 7, 0, 4, 1, 5, 2, 11, 10, 12, 15, 3, 13, 14, 9, 7, 1, 0, 4, 2, 10, 11, 3, 13, 2, 3, 0, 4, 12, 10, 11, 1, 15, 5, 14, 13, 0, 2, 1, 4, 3, 11, 12, 10, 15, 5, 14, 13, 3, 15, 10, 2, 12, 11, 0, 14, 1, 13, 9, 7, 4, 5, 15, 10, 12, 11, 3, 14, 2, 13, 0, 1, 4, 5, 3, 11, 10, 15, 12, 2, 4, 0, 14, 1, 13, 5, 11, 10, 12, 15, 13, 14, 3, 4, 2, 0, 5, 1, 10, 15, 12, 11, 3, 14, 13, 2, 0, 1, 4, 5, 3, 12, 11, 10, 2, 15, 0, 14, 13, 4, 1, 5, 5, 4, 0, 2, 3, 13, 1, 12, 14, 11, 15, 10, 2, 0, 3, 12, 14, 15, 11, 1, 13, 10, 4, 6, 5, 4, 13, 12, 3, 0, 2, 5, 11, 14, 1, 15, 10, 3, 12, 4, 13, 11, 2, 14, 10, 15, 5, 1, 0, 14, 3, 12, 2, 13, 15, 4, 11, 0, 10, 1, 5, 6, 12, 11, 10, 15, 14, 13, 3, 2, 0, 4, 1, 5, 10, 12, 15, 11, 14, 13, 3, 2, 0, 1, 4, 5, 14, 15, 12, 13, 11, 10, 3, 2, 4, 0, 1, 5, 6, 14, 13, 12, 11, 15, 10, 3, 2, 4, 0, 5, 1, 13, 14, 12, 11, 15, 10, 3, 2, 0, 4, 1, 5};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {0, 1, 7, 2, 6, 3, 5, 4};
+  static constexpr std::array<std::uint16_t, 16> fallback = {0, 2, 3, 11, 4, 1, 10, 13, 15, 12, 5, 14, 7, 6, 9, 8};
 };
 
 struct jagged_dense_add {
