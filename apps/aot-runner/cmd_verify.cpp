@@ -1,8 +1,8 @@
 // `aot-runner verify`: the CI assertion, no GPU needed. The committed tuning must be complete and
 // current: a database per (manifest architecture, kernel), real (not simulated), tuned against the
 // kernel source in this tree, with a measurement for every grid shape and the features this build
-// computes; trees that send no training
-// shape to an illegal config; generated headers equal to what `emit` writes now.
+// computes; trees that send no training shape to an illegal config; generated headers equal to
+// what `emit` writes now.
 #include <fmt/core.h>
 
 #include <filesystem>
@@ -207,8 +207,8 @@ void register_verify(CLI::App& app) {
       "Fails (exit 1) naming kernel, architecture and shape, and the command that fixes it, when a manifest\n"
       "architecture lacks a database, a database was tuned against other kernel sources or on the simulated\n"
       "device, a grid shape has no measurement, stored shape features differ from this build's features\n"
-      "code, a tree routes a training shape to an illegal config, or a\n"
-      "generated header differs from what 'aot-runner emit' writes.\n"
+      "code, a tree routes a training shape to an illegal config, or a generated header differs from\n"
+      "what 'aot-runner emit' writes.\n"
       "Kernel source hashes are those compiled in (cmake/SourceHash.cmake at configure time), or with\n"
       "--source-root those of that tree now (features are always checked against this build's code).\n"
       "Examples: aot-runner verify --json\n"
