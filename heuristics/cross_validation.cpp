@@ -109,11 +109,15 @@ HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size
                                                           std::vector<Cost>(options.depths.size()))));
   const std::size_t draws = std::max<std::size_t>(1, options.inner_draws);
   // One job per (draw, fold, subset size); each fills its own cost table, summed afterwards (integer
-  // costs: the sum, and so the choice, does not depend on the order the jobs finish in).
-  struct Job {
+  // costs: the sum, and so the choice, does not depend on the order the jobs finish in). The
+  // subset sizes of one fold share its split.
+  struct Split {
     std::vector<std::size_t> train, test;
-    std::size_t size = 0;
   };
+  struct Job {
+    std::size_t split = 0, size = 0;
+  };
+  std::vector<Split> splits;
   std::vector<Job> jobs;
   for (std::size_t draw = 0; draw < draws; ++draw) {
     // Draw 0 deals the folds as a single-draw choice would; later draws re-deal them with other salts.
@@ -121,12 +125,9 @@ HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size
     const std::vector<std::size_t> fold_of = assign_folds(ts, rows, options.folds, salt);
     const std::size_t k = *std::max_element(fold_of.begin(), fold_of.end()) + 1;
     for (std::size_t fold = 0; fold < k; ++fold) {
-      Job job;
-      split_rows(rows, fold_of, fold, job.train, job.test);
-      for (std::size_t s = 0; s < sizes.size(); ++s) {
-        job.size = s;
-        jobs.push_back(job);
-      }
+      Split& split = splits.emplace_back();
+      split_rows(rows, fold_of, fold, split.train, split.test);
+      for (std::size_t s = 0; s < sizes.size(); ++s) jobs.push_back({splits.size() - 1, s});
     }
   }
   using Table = std::vector<std::vector<std::vector<Cost>>>;  // [h][m][d]
@@ -134,16 +135,17 @@ HyperParams choose_hyper_params(const TrainingSet& ts, std::span<const std::size
                                                         options.min_leaves.size(), std::vector<Cost>(options.depths.size()))));
   parallel_for(jobs.size(), [&](std::size_t j) {
     const Job& job = jobs[j];
+    const Split& split = splits[job.split];
     SubsetOptions subset_options = options.subset;
     subset_options.max_configs = sizes[job.size];
-    const std::vector<std::size_t> subset = select_config_subset(ts, job.train, subset_options);
+    const std::vector<std::size_t> subset = select_config_subset(ts, split.train, subset_options);
     for (std::size_t h = 0; h < 2; ++h) {
       for (std::size_t m = 0; m < options.min_leaves.size(); ++m) {
-        const GrownTree grown = grow_tree(ts, job.train, subset,
+        const GrownTree grown = grow_tree(ts, split.train, subset,
                                           {deepest, options.min_leaves[m], options.criterion, h == 1});
         for (std::size_t d = 0; d < options.depths.size(); ++d) {
           const Heuristic model = flatten(grown, options.depths[d]);
-          for (const std::size_t row : job.test) job_cost[j][h][m][d] += choice_cost(ts, row, route(model, ts, row));
+          for (const std::size_t row : split.test) job_cost[j][h][m][d] += choice_cost(ts, row, route(model, ts, row));
         }
       }
     }
