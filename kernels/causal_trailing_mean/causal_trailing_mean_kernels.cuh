@@ -184,6 +184,36 @@ __device__ __forceinline__ void lag_vector(const Raw<T>* ring, uint32_t i, float
   lag_vector_switch<T, RING_VECS>(ring, static_cast<int>(i / V), static_cast<int>(i % V), lagged);
 }
 
+// f(std::integral_constant<int, off>{}) for the launch-uniform lag offset off = (-cf) mod V, so an
+// interior tile is compiled once per offset and picks its lagged vectors with no per-vector branch
+// chain: one jump-table branch per tile instead. lag_vector's chain of compares and branches ran
+// for every vector: for cf = 100 on bf16, five compares, five branches and a convergence barrier
+// per 8 elements, ~12 % of an interior tile's instructions in the SASS of warp.t128.v2, on rows
+// that are issue-bound. Used where it measured faster (session 12, A/B of every config in one
+// run, two rounds each): 16-bit elements with 2 or 4 vectors per thread (block.t128.v2 0.81-0.89x,
+// warp v4 0.90-0.99x, best config per shape 0.95x on 8x512x16384 cf=100 and 64x128x8192 cf=12
+// bf16). With one vector per tile the jump costs what the chain did (warp v1 1.03-1.09x), and on
+// f32 (V = 4, a chain of at most four) block units lost up to 19 %.
+template <int V, typename F>
+__device__ __forceinline__ void with_lag_offset(int off, F&& f) {
+  static_assert(V == 4 || V == 8, "16-byte vectors of 4- or 2-byte elements");
+  switch (off) {
+    case 0: f(std::integral_constant<int, 0>{}); break;
+    case 1: f(std::integral_constant<int, 1>{}); break;
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 3: f(std::integral_constant<int, 3>{}); break;
+    default:
+      if constexpr (V == 8) {
+        switch (off) {
+          case 4: f(std::integral_constant<int, 4>{}); break;
+          case 5: f(std::integral_constant<int, 5>{}); break;
+          case 6: f(std::integral_constant<int, 6>{}); break;
+          default: f(std::integral_constant<int, 7>{}); break;
+        }
+      }
+  }
+}
+
 // sums[v] = x[v] + x[v-1] + ... + x[v-CF+1] over w = prev ++ cur (V elements each). CF is a
 // template parameter so every index is known at compile time: no predicate or 64-bit bounds
 // compare per term (the row start is handled by zeros in prev). Neighbouring windows share their
@@ -263,6 +293,9 @@ __global__ void __launch_bounds__(BLOCK)
   const int64_t cf = cut.cf;
   constexpr bool direct = DIRECT;
   const bool lag_in_ring = cf <= kTile;
+  // Ring offset of every lagged vector: t0 and e0 are multiples of V, so (t0 + e0 - cf) mod V is.
+  const int lag_off = static_cast<int>((V - cf % V) % V);
+  constexpr bool kLagOffsetTiles = V == 8 && VECS >= 2;  // where it measured faster: with_lag_offset
   const float inv_cf = 1.0f / static_cast<float>(cf);
 
   // Work item w: segment w % nseg of row w / nseg.
@@ -347,8 +380,12 @@ __global__ void __launch_bounds__(BLOCK)
       // the 268 MB bf16 rows (warp.t128.v2.s16) counted ~410 instructions per steady-state tile
       // (SM 81 %, DRAM 48 %: issue-bound), many of them these checks, 64-bit index arithmetic and
       // element conversions. Session 9 A/B, best config: 0.95 on those rows, 0.94 on f32 ones.
-      auto tile = [&](auto interior_tag) {
+      // lag_off_tag: std::integral_constant<int, (-cf) mod V> for the interior tiles of instances
+      // that compile one per offset (kLagOffsetTiles: their lagged vectors all sit at that offset
+      // in the ring), -1 elsewhere (the offset is found per vector).
+      auto tile = [&](auto interior_tag, auto lag_off_tag) {
         constexpr bool F = decltype(interior_tag)::value;
+        constexpr int kLagOff = decltype(lag_off_tag)::value;
         const uint32_t t0_lo = static_cast<uint32_t>(t0);  // ring positions need only the low bits
         float a[VECS][V];
 #pragma unroll
@@ -417,7 +454,11 @@ __global__ void __launch_bounds__(BLOCK)
             const int64_t tl = t0 + e0 - cf;  // x index lagging this thread's first element
             if (F || (vec && lag_in_ring && tl >= 0)) {
               const uint32_t lag_pos = (t0_lo + e0 - static_cast<uint32_t>(cf)) & (kRing - 1);
-              lag_vector<T, kRing / V>(s_ring_raw[unit], lag_pos, lagged);
+              if constexpr (kLagOff >= 0) {
+                lag_vector_at<T, kRing / V, kLagOff>(s_ring_raw[unit], static_cast<int>(lag_pos / V), lagged);
+              } else {
+                lag_vector<T, kRing / V>(s_ring_raw[unit], lag_pos, lagged);
+              }
             } else {
 #pragma unroll
               for (int v = 0; v < V; ++v) {
@@ -497,11 +538,15 @@ __global__ void __launch_bounds__(BLOCK)
       };
       if constexpr (!DIRECT) {
         if (vec && lag_in_ring && t0 >= cf) {
-          tile(std::true_type{});
+          if constexpr (kLagOffsetTiles) {
+            with_lag_offset<V>(lag_off, [&](auto off) { tile(std::true_type{}, off); });
+          } else {
+            tile(std::true_type{}, std::integral_constant<int, -1>{});
+          }
           continue;
         }
       }
-      tile(std::false_type{});
+      tile(std::false_type{}, std::integral_constant<int, -1>{});
     }
   }
 }
