@@ -28,12 +28,12 @@
 //   8 configs, tree depth 2 (max depth 2 and min leaf 16 from cross-validation)
 // causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 278 shapes
 //   database configs/sm90/causal_trailing_mean.json
-//   sha256 de685027df3cc01bc37331501d90bd0609ef7fcad644f7302c03e5f665f50ee4
-//   kernel source 5f884852d856fe24b2b832725e08aedca35182472a1370f1ba7568fe54c1234c
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0480, p95 1.1565, max 1.7023
-//   best single config warp.t128.v1.s4: geomean 1.1849
-//   default config block.t256.v1.s16: geomean 1.4841
-//   8 configs, tree depth 5 (max depth 6 and min leaf 8 from cross-validation)
+//   sha256 902ca756aa8697ad1cff608c573c3d56887ebcff930b883254d618a3527ceadb
+//   kernel source c73c14132a63cd91ca2d7fe5629cb37b0c9ae85fcd40c270ea8e08f3dd50580d
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0601, p95 1.1984, max 1.7171
+//   best single config warp.t128.v1.s4: geomean 1.2017
+//   default config block.t256.v1.s16: geomean 1.5113
+//   12 configs, tree depth 8 (max depth 10 and min leaf 2 from cross-validation)
 // clang-format off
 #pragma once
 
@@ -463,56 +463,98 @@ struct causal_trailing_mean {
       "row_bytes",
   };
   // The configs the tree may pick; the comment is each one's id.
-  static constexpr std::array<aotune::causal_trailing_mean::Config, 8> configs = {{
+  static constexpr std::array<aotune::causal_trailing_mean::Config, 12> configs = {{
       {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 0: warp.t128.v1.s1
       {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 1: warp.t128.v1.s16
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 2: warp.t128.v2.s4
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 4, .persistent = true},  // 3: block.t128.v1.s4.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = true},  // 4: warp.t128.v2.s1.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 4, .seg_tiles = 4, .persistent = true},  // 5: warp.t256.v4.s4.p
-      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 6: thread.t128
-      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 7: thread.t256
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = false},  // 2: warp.t128.v2.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 3: warp.t128.v2.s4
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 4: warp.t256.v1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 4, .persistent = true},  // 5: block.t128.v1.s4.p
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = true},  // 6: block.t128.v2.s4.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 16, .persistent = true},  // 7: warp.t128.v2.s16.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 4, .persistent = true},  // 8: warp.t256.v1.s4.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 4, .seg_tiles = 4, .persistent = true},  // 9: warp.t256.v4.s4.p
+      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 10: thread.t128
+      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 11: thread.t256
   }};
-  static constexpr std::array<std::string_view, 8> config_ids = {
+  static constexpr std::array<std::string_view, 12> config_ids = {
       "warp.t128.v1.s1",
       "warp.t128.v1.s16",
+      "warp.t128.v2.s1",
       "warp.t128.v2.s4",
+      "warp.t256.v1.s1",
       "block.t128.v1.s4.p",
-      "warp.t128.v2.s1.p",
+      "block.t128.v2.s4.p",
+      "warp.t128.v2.s16.p",
+      "warp.t256.v1.s4.p",
       "warp.t256.v4.s4.p",
       "thread.t128",
       "thread.t256",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 23> tree = {{
-      {6, 1, 16, 14654295.097342622},  // 0: total_bytes < 1.46543e+07 ? 1 : 16
-      {5, 2, 7, 183178.68871678278},  // 1: elems < 183179 ? 2 : 7
-      {6, 3, 6, 129526.89296049683},  // 2: total_bytes < 129527 ? 3 : 6
+  static constexpr std::array<aotune::heuristics::TreeNode, 57> tree = {{
+      {6, 1, 32, 14654295.097342622},  // 0: total_bytes < 1.46543e+07 ? 1 : 32
+      {5, 2, 11, 45794.672179195695},  // 1: elems < 45794.7 ? 2 : 11
+      {3, 3, 6, 90.50966799187809},  // 2: cf < 90.5097 ? 3 : 6
       {7, 4, 5, 282.842712474619},  // 3: row_bytes < 282.843 ? 4 : 5
-      {-1, 0, 8, 0.0},  // 4: leaf: thread.t256, warp.t128.v1.s16, warp.t128.v1.s1, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t256.v4.s4.p, thread.t128
-      {-1, 8, 8, 0.0},  // 5: leaf: thread.t128, warp.t128.v1.s1, block.t128.v1.s4.p, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p, thread.t256
-      {-1, 16, 8, 0.0},  // 6: leaf: thread.t256, warp.t128.v1.s1, warp.t128.v2.s1.p, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t128
-      {7, 8, 13, 8485.28137423857},  // 7: row_bytes < 8485.28 ? 8 : 13
-      {1, 9, 12, 2896.309375740099},  // 8: rows < 2896.31 ? 9 : 12
-      {0, 10, 11, 2.8284271247461903},  // 9: elem_bytes < 2.82843 ? 10 : 11
-      {-1, 24, 8, 0.0},  // 10: leaf: warp.t128.v1.s1, block.t128.v1.s4.p, warp.t128.v2.s1.p, warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p, thread.t256, thread.t128
-      {-1, 32, 8, 0.0},  // 11: leaf: warp.t128.v2.s1.p, warp.t128.v1.s1, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256, thread.t128
-      {-1, 40, 8, 0.0},  // 12: leaf: warp.t128.v1.s16, warp.t128.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s4.p, thread.t256, thread.t128
-      {6, 14, 15, 5076396.731540985},  // 13: total_bytes < 5.0764e+06 ? 14 : 15
-      {-1, 48, 8, 0.0},  // 14: leaf: warp.t128.v1.s1, warp.t128.v2.s1.p, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256, thread.t128
-      {-1, 56, 8, 0.0},  // 15: leaf: warp.t128.v2.s1.p, block.t128.v1.s4.p, warp.t128.v1.s1, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256, thread.t128
-      {7, 17, 18, 3464.101615137755},  // 16: row_bytes < 3464.1 ? 17 : 18
-      {-1, 64, 8, 0.0},  // 17: leaf: warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t128.v1.s1, warp.t256.v4.s4.p, block.t128.v1.s4.p, thread.t256, thread.t128
-      {3, 19, 22, 9.797958971132713},  // 18: cf < 9.79796 ? 19 : 22
-      {0, 20, 21, 2.8284271247461903},  // 19: elem_bytes < 2.82843 ? 20 : 21
-      {-1, 72, 8, 0.0},  // 20: leaf: warp.t256.v4.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, block.t128.v1.s4.p, warp.t128.v2.s1.p, warp.t128.v1.s1, thread.t256, thread.t128
-      {-1, 80, 8, 0.0},  // 21: leaf: warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v2.s1.p, block.t128.v1.s4.p, warp.t128.v1.s16, warp.t128.v1.s1, thread.t256, thread.t128
-      {-1, 88, 8, 0.0},  // 22: leaf: warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, block.t128.v1.s4.p, warp.t128.v2.s1.p, warp.t128.v1.s1, thread.t128, thread.t256
+      {-1, 0, 12, 0.0},  // 4: leaf: thread.t256, thread.t128, warp.t128.v1.s16, warp.t128.v1.s1, warp.t256.v1.s4.p, block.t128.v1.s4.p, warp.t256.v1.s1, block.t128.v2.s4.p, warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t128.v2.s1, warp.t256.v4.s4.p
+      {-1, 12, 12, 0.0},  // 5: leaf: thread.t128, thread.t256, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1, block.t128.v1.s4.p, block.t128.v2.s4.p, warp.t256.v1.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p, warp.t128.v2.s16.p
+      {6, 7, 10, 57243.340223994615},  // 6: total_bytes < 57243.3 ? 7 : 10
+      {5, 8, 9, 316.2277660168379},  // 7: elems < 316.228 ? 8 : 9
+      {-1, 24, 10, 0.0},  // 8: leaf: warp.t128.v1.s16, warp.t256.v1.s4.p, warp.t256.v1.s1, block.t128.v1.s4.p, warp.t128.v1.s1, block.t128.v2.s4.p, warp.t128.v2.s1, warp.t128.v2.s4, warp.t128.v2.s16.p, warp.t256.v4.s4.p
+      {-1, 34, 10, 0.0},  // 9: leaf: warp.t256.v1.s1, warp.t128.v1.s1, block.t128.v1.s4.p, warp.t128.v2.s1, warp.t256.v1.s4.p, block.t128.v2.s4.p, warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v2.s16.p, warp.t256.v4.s4.p
+      {-1, 44, 10, 0.0},  // 10: leaf: warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1, block.t128.v1.s4.p, warp.t256.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s16.p
+      {5, 12, 27, 1831786.8871678277},  // 11: elems < 1.83179e+06 ? 12 : 27
+      {6, 13, 24, 7327147.548671311},  // 12: total_bytes < 7.32715e+06 ? 13 : 24
+      {2, 14, 21, 223.60679774997897},  // 13: T < 223.607 ? 14 : 21
+      {3, 15, 16, 8.000000000000002},  // 14: cf < 8 ? 15 : 16
+      {-1, 54, 12, 0.0},  // 15: leaf: thread.t256, thread.t128, warp.t128.v1.s1, warp.t128.v1.s16, warp.t256.v1.s1, warp.t256.v1.s4.p, warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t128.v2.s1, warp.t256.v4.s4.p, block.t128.v1.s4.p, block.t128.v2.s4.p
+      {1, 17, 20, 4096.0},  // 16: rows < 4096 ? 17 : 20
+      {3, 18, 19, 90.50966799187809},  // 17: cf < 90.5097 ? 18 : 19
+      {-1, 66, 12, 0.0},  // 18: leaf: thread.t128, thread.t256, warp.t128.v1.s16, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v1.s4.p, warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t128.v2.s1, block.t128.v1.s4.p, warp.t256.v4.s4.p, block.t128.v2.s4.p
+      {-1, 78, 10, 0.0},  // 19: leaf: warp.t256.v1.s1, warp.t128.v1.s1, warp.t256.v1.s4.p, warp.t128.v1.s16, block.t128.v1.s4.p, warp.t128.v2.s1, warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v2.s4.p
+      {-1, 88, 10, 0.0},  // 20: leaf: warp.t128.v1.s1, warp.t128.v1.s16, warp.t256.v1.s1, warp.t256.v1.s4.p, warp.t128.v2.s16.p, warp.t128.v2.s1, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s4.p, block.t128.v2.s4.p
+      {6, 22, 23, 6345495.914426232},  // 21: total_bytes < 6.3455e+06 ? 22 : 23
+      {-1, 98, 10, 0.0},  // 22: leaf: warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1, block.t128.v1.s4.p, warp.t256.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s16.p
+      {-1, 108, 10, 0.0},  // 23: leaf: warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1, block.t128.v1.s4.p, warp.t256.v1.s4.p, warp.t128.v2.s4, block.t128.v2.s4.p, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s16.p
+      {1, 25, 26, 5792.618751480198},  // 24: rows < 5792.62 ? 25 : 26
+      {-1, 118, 10, 0.0},  // 25: leaf: warp.t128.v2.s1, block.t128.v1.s4.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v1.s4.p, warp.t128.v2.s4, block.t128.v2.s4.p, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s16.p
+      {-1, 128, 10, 0.0},  // 26: leaf: warp.t256.v1.s4.p, warp.t128.v1.s16, warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1, warp.t128.v2.s4, warp.t128.v2.s16.p, warp.t256.v4.s4.p, block.t128.v1.s4.p, block.t128.v2.s4.p
+      {1, 28, 31, 1448.1546878700494},  // 27: rows < 1448.15 ? 28 : 31
+      {1, 29, 30, 512.0},  // 28: rows < 512 ? 29 : 30
+      {-1, 138, 10, 0.0},  // 29: leaf: block.t128.v2.s4.p, warp.t128.v2.s4, warp.t256.v1.s4.p, block.t128.v1.s4.p, warp.t128.v1.s1, warp.t128.v2.s1, warp.t256.v1.s1, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s16.p
+      {-1, 148, 12, 0.0},  // 30: leaf: block.t128.v1.s4.p, warp.t256.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t256.v1.s1, warp.t128.v2.s1, warp.t128.v2.s16.p, warp.t128.v1.s1, warp.t128.v1.s16, thread.t256, thread.t128
+      {-1, 160, 10, 0.0},  // 31: leaf: warp.t256.v1.s4.p, warp.t128.v1.s16, warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t128.v2.s1, block.t128.v1.s4.p, warp.t256.v4.s4.p, block.t128.v2.s4.p
+      {7, 33, 36, 3464.101615137755},  // 32: row_bytes < 3464.1 ? 33 : 36
+      {5, 34, 35, 3547240.053901061},  // 33: elems < 3.54724e+06 ? 34 : 35
+      {-1, 170, 10, 0.0},  // 34: leaf: warp.t128.v2.s4, warp.t128.v2.s16.p, warp.t256.v1.s4.p, warp.t128.v1.s16, warp.t128.v2.s1, warp.t256.v4.s4.p, block.t128.v1.s4.p, warp.t256.v1.s1, warp.t128.v1.s1, block.t128.v2.s4.p
+      {-1, 180, 10, 0.0},  // 35: leaf: warp.t128.v1.s16, warp.t256.v1.s4.p, warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s4.p, block.t128.v1.s4.p, block.t128.v2.s4.p
+      {0, 37, 52, 2.8284271247461903},  // 36: elem_bytes < 2.82843 ? 37 : 52
+      {2, 38, 43, 3505.4243680330633},  // 37: T < 3505.42 ? 38 : 43
+      {2, 39, 42, 2478.7093415727472},  // 38: T < 2478.71 ? 39 : 42
+      {3, 40, 41, 9.797958971132713},  // 39: cf < 9.79796 ? 40 : 41
+      {-1, 190, 12, 0.0},  // 40: leaf: warp.t256.v4.s4.p, warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t256.v1.s4.p, warp.t128.v1.s16, block.t128.v2.s4.p, block.t128.v1.s4.p, warp.t128.v2.s1, warp.t256.v1.s1, warp.t128.v1.s1, thread.t256, thread.t128
+      {-1, 202, 10, 0.0},  // 41: leaf: warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p, block.t128.v2.s4.p, warp.t256.v1.s4.p, block.t128.v1.s4.p, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1
+      {-1, 212, 10, 0.0},  // 42: leaf: warp.t256.v1.s4.p, warp.t128.v1.s16, warp.t128.v2.s16.p, warp.t128.v2.s4, block.t128.v1.s4.p, warp.t128.v2.s1, warp.t256.v1.s1, warp.t128.v1.s1, warp.t256.v4.s4.p, block.t128.v2.s4.p
+      {5, 44, 45, 5931641.601515722},  // 43: elems < 5.93164e+06 ? 44 : 45
+      {-1, 222, 10, 0.0},  // 44: leaf: block.t128.v2.s4.p, warp.t256.v1.s4.p, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v2.s1, warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v1.s16, warp.t128.v2.s16.p
+      {3, 46, 47, 80.0},  // 45: cf < 80 ? 46 : 47
+      {-1, 232, 10, 0.0},  // 46: leaf: warp.t256.v4.s4.p, warp.t128.v2.s4, warp.t256.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s16.p, warp.t128.v1.s16, block.t128.v1.s4.p, warp.t128.v2.s1, warp.t256.v1.s1, warp.t128.v1.s1
+      {3, 48, 49, 160.0},  // 47: cf < 160 ? 48 : 49
+      {-1, 242, 10, 0.0},  // 48: leaf: block.t128.v2.s4.p, warp.t256.v4.s4.p, warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t128.v1.s16, block.t128.v1.s4.p, warp.t256.v1.s4.p, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1
+      {2, 50, 51, 5792.618751480198},  // 49: T < 5792.62 ? 50 : 51
+      {-1, 252, 10, 0.0},  // 50: leaf: block.t128.v2.s4.p, warp.t256.v4.s4.p, warp.t128.v2.s4, warp.t128.v2.s16.p, warp.t128.v1.s16, block.t128.v1.s4.p, warp.t256.v1.s4.p, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1
+      {-1, 262, 10, 0.0},  // 51: leaf: warp.t256.v4.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t128.v2.s16.p, warp.t128.v1.s16, warp.t256.v1.s4.p, block.t128.v1.s4.p, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1
+      {5, 53, 56, 2538198.365770493},  // 52: elems < 2.5382e+06 ? 53 : 56
+      {3, 54, 55, 22.627416997969522},  // 53: cf < 22.6274 ? 54 : 55
+      {-1, 272, 12, 0.0},  // 54: leaf: warp.t128.v2.s1, block.t128.v1.s4.p, warp.t256.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t128.v1.s1, warp.t256.v4.s4.p, warp.t256.v1.s1, warp.t128.v1.s16, thread.t256, thread.t128, warp.t128.v2.s16.p
+      {-1, 284, 10, 0.0},  // 55: leaf: block.t128.v2.s4.p, warp.t128.v2.s1, warp.t128.v2.s4, block.t128.v1.s4.p, warp.t256.v1.s4.p, warp.t256.v4.s4.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v1.s16, warp.t128.v2.s16.p
+      {-1, 294, 10, 0.0},  // 56: leaf: warp.t128.v2.s4, warp.t128.v2.s16.p, warp.t256.v4.s4.p, block.t128.v2.s4.p, warp.t128.v1.s16, block.t128.v1.s4.p, warp.t256.v1.s4.p, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1
   }};
-  static constexpr std::array<std::uint16_t, 96> leaf_configs = {7, 1, 0, 3, 2, 4, 5, 6, 6, 0, 3, 4, 2, 1, 5, 7, 7, 0, 4, 3, 2, 5, 1, 6, 0, 3, 4, 1, 2, 5, 7, 6, 4, 0, 3, 2, 5, 1, 7, 6, 1, 0, 4, 2, 5, 3, 7, 6, 0, 4, 3, 2, 5, 1, 7, 6, 4, 3, 0, 2, 5, 1, 7, 6, 1, 2, 4, 0, 5, 3, 7, 6, 5, 2, 1, 3, 4, 0, 7, 6, 2, 5, 4, 3, 1, 0, 7, 6, 2, 5, 1, 3, 4, 0, 6, 7};
+  static constexpr std::array<std::uint16_t, 304> leaf_configs = {11, 10, 1, 0, 8, 5, 4, 6, 7, 3, 2, 9, 10, 11, 0, 4, 2, 5, 6, 8, 3, 1, 9, 7, 1, 8, 4, 5, 0, 6, 2, 3, 7, 9, 4, 0, 5, 2, 8, 6, 1, 3, 7, 9, 0, 4, 2, 5, 8, 6, 3, 9, 1, 7, 11, 10, 0, 1, 4, 8, 7, 3, 2, 9, 5, 6, 10, 11, 1, 0, 4, 8, 7, 3, 2, 5, 9, 6, 4, 0, 8, 1, 5, 2, 7, 3, 9, 6, 0, 1, 4, 8, 7, 2, 3, 9, 5, 6, 4, 0, 2, 5, 8, 6, 3, 9, 1, 7, 2, 0, 4, 5, 8, 3, 6, 9, 1, 7, 2, 5, 0, 4, 8, 3, 6, 9, 1, 7, 8, 1, 4, 0, 2, 3, 7, 9, 5, 6, 6, 3, 8, 5, 0, 2, 4, 9, 1, 7, 5, 8, 6, 3, 9, 4, 2, 7, 0, 1, 11, 10, 8, 1, 4, 0, 7, 3, 2, 5, 9, 6, 3, 7, 8, 1, 2, 9, 5, 4, 0, 6, 1, 8, 7, 3, 2, 0, 4, 9, 5, 6, 9, 7, 3, 8, 1, 6, 5, 2, 4, 0, 11, 10, 7, 3, 1, 9, 6, 8, 5, 2, 0, 4, 8, 1, 7, 3, 5, 2, 4, 0, 9, 6, 6, 8, 5, 3, 9, 2, 4, 0, 1, 7, 9, 3, 8, 6, 7, 1, 5, 2, 4, 0, 6, 9, 7, 3, 1, 5, 8, 2, 0, 4, 6, 9, 3, 7, 1, 5, 8, 2, 0, 4, 9, 6, 3, 7, 1, 8, 5, 2, 0, 4, 2, 5, 8, 6, 3, 0, 9, 4, 1, 11, 10, 7, 6, 2, 3, 5, 8, 9, 0, 4, 1, 7, 3, 7, 9, 6, 1, 5, 8, 2, 0, 4};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 8> fallback = {2, 4, 3, 0, 1, 5, 7, 6};
+  static constexpr std::array<std::uint16_t, 12> fallback = {8, 3, 2, 5, 0, 4, 6, 9, 1, 7, 11, 10};
 };
 
 using kernels = aotune::heuristics::TableList<jagged_sum, jagged_mean, jagged_dense_add, causal_trailing_mean>;
