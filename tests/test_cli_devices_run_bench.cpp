@@ -167,6 +167,39 @@ TEST(CliBench, OnTheSimulatedDeviceItMeasuresTheGridAndScoresTheHeuristic) {
   EXPECT_NE(svg.find("SIMULATED"), std::string::npos);
 }
 
+// bench measures under the near-tie band given (recorded in its database's protocol); a bad value
+// is a usage error naming it, and with --db neither option applies.
+TEST(CliBench, NearTieOptionsReachTheMeasurementAndBadOnesAreUsageErrors) {
+  TempDir tmp;
+  tuner_test::write_text(tmp / "grid.json", small_bench_grid().dump(2));
+  const std::string grid = (tmp / "grid.json").string();
+  const CliResult r = run_cli({"bench", "--grid", grid, "--device", "sim", "--out-dir",
+                               (tmp / "bench").string(), "--near-tie", "0.1", "--tie-candidates",
+                               "6", "--json"},
+                              tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["shapes"], 6);
+  const auto db =
+      nlohmann::json::parse(tuner_test::read_text(tmp / "bench/sm90/jagged_sum.json"));
+  EXPECT_EQ(db["protocol"]["near_tie"], 0.1);
+
+  for (const auto& [option, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--near-tie", "2"}, {"--tie-candidates", "0"}}) {
+    const CliResult bad = run_cli({"bench", "--grid", grid, "--device", "sim", "--out-dir",
+                                   (tmp / "bad").string(), option, value},
+                                  tmp.path());
+    EXPECT_EQ(bad.exit_code, 2) << option << ": " << bad.err;
+    EXPECT_NE(bad.err.find(option + " " + value), std::string::npos) << bad.err;
+  }
+  EXPECT_FALSE(fs::exists(tmp / "bad"));
+  const CliResult with_db = run_cli({"bench", "--grid", source("configs/grids/jagged_sum.json"),
+                                     "--db", source("configs/sm90/jagged_sum.json"), "--near-tie",
+                                     "0.1"},
+                                    tmp.path());
+  EXPECT_EQ(with_db.exit_code, 2) << with_db.err;
+  EXPECT_NE(with_db.err.find("--near-tie"), std::string::npos) << with_db.err;
+}
+
 TEST(CliBench, TheCommittedDatabaseScoresTheHeuristicWithoutAGpu) {
   TempDir tmp;
   const CliResult r = run_cli({"bench", "--grid", source("configs/grids/jagged_sum.json"), "--db",

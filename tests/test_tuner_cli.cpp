@@ -123,6 +123,51 @@ TEST(TunerCli, ClearLosersGetFewRepetitionsUnlessTurnedOff) {
   EXPECT_GT(losers, 0) << "the simulated space has configs over 1.2x slower than the best";
 }
 
+// --near-tie and --tie-candidates: a bad value is a usage error that names it, before anything is
+// written.
+TEST(TunerCli, ABadNearTieOrTieCandidatesIsAUsageErrorNamingTheValue) {
+  TempDir dir;
+  write_grid(dir / "grids", small_jagged_sum_grid(2));
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"--near-tie", "1.5"}, "--near-tie 1.5"},
+      {{"--near-tie", "-0.1"}, "--near-tie -0.1"},
+      {{"--tie-candidates", "0"}, "--tie-candidates 0"},
+      {{"--tie-candidates", "-3"}, "--tie-candidates -3"}};
+  for (const auto& [extra, named] : bad) {
+    const CliResult r = run_cli(sim_tune_args(dir.path(), "out", extra), dir.path());
+    EXPECT_EQ(r.exit_code, 2) << extra[0] << " " << extra[1] << ": " << r.err;
+    EXPECT_NE(r.err.find(named), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  const CliResult help = run_cli({"tune", "--help"}, dir.path());
+  EXPECT_NE(help.out.find("--near-tie"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--tie-candidates"), std::string::npos) << help.out;
+}
+
+// The near-tie band given is the database's protocol (so a sweep under another band cannot resume
+// it); --tie-candidates is taken and, to keep the committed databases resumable, not recorded:
+// otherwise the protocol block is the default one.
+TEST(TunerCli, TheNearTieGivenIsRecordedInTheProtocol) {
+  TempDir dir;
+  write_grid(dir / "grids", small_jagged_sum_grid(2));
+  ASSERT_EQ(run_cli(sim_tune_args(dir.path(), "default"), dir.path()).exit_code, 0);
+  const CliResult wide = run_cli(
+      sim_tune_args(dir.path(), "wide", {"--near-tie", "0.1", "--tie-candidates", "6"}), dir.path());
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  const auto def = nlohmann::ordered_json::parse(read_text(dir / "default/sm90/jagged_sum.json"));
+  const auto got = nlohmann::ordered_json::parse(read_text(dir / "wide/sm90/jagged_sum.json"));
+  EXPECT_EQ(def["protocol"]["near_tie"], 0.02);
+  EXPECT_EQ(got["protocol"]["near_tie"], 0.1);
+  auto expected = def["protocol"];
+  expected["near_tie"] = 0.1;
+  EXPECT_EQ(got["protocol"], expected) << "only near_tie differs, in its place";
+  EXPECT_EQ(got["shapes"].size(), 2u);
+
+  const CliResult other = run_cli(sim_tune_args(dir.path(), "wide"), dir.path());
+  EXPECT_EQ(other.exit_code, 2) << other.err;
+  EXPECT_NE(other.err.find("timing protocol"), std::string::npos) << other.err;
+}
+
 // Adding shapes to a grid keeps what was measured: --resume measures only the new shapes, and the
 // database equals a straight sweep of the grown grid. Removing a measured shape is refused.
 TEST(TunerCli, AGrownGridResumesOnlyTheNewShapesAndAShrunkOneIsRefused) {

@@ -36,6 +36,7 @@ struct BenchArgs {
   std::string heuristic_arch;  // empty: the database's
   std::string csv;
   double budget_seconds = 0;
+  tuner::TimingProtocol protocol;  // only --near-tie and --tie-candidates are options
   bool force = false;
   bool json = false;
 };
@@ -82,6 +83,7 @@ std::string measure_grid(const BenchArgs& a, const TunableKernel& kernel, const 
   o.arch = a.arch;
   o.effort = tuner::Effort::full;
   o.budget_seconds = a.budget_seconds;
+  o.protocol = a.protocol;
   o.force = a.force;
   const tuner::DeviceSetup setup = tuner::setup_devices(o);  // NoGpu before anything is written
   const std::string db_path = tuner::database_path(out, setup.info.arch(), name, tuner::ShardSpec{});
@@ -153,12 +155,17 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--csv", args->csv, "Also write one row per shape to this CSV file");
   cmd->add_option("--budget-seconds", args->budget_seconds,
                   "Stop measuring after this many seconds (rerun to continue)");
+  add_tie_options(*cmd, args->protocol);
   cmd->add_flag("--force", args->force, "Re-measure even what the bench folder already holds");
   cmd->add_flag("--json", args->json, "Print the summary and the rows as JSON");
-  cmd->callback([args] {
-    if (!args->db.empty() && (args->force || !args->out_dir.empty())) {
-      throw InvalidArgument("--db scores an existing database: --force and --out-dir do not apply");
+  cmd->callback([args, cmd] {
+    if (!args->db.empty() && (args->force || !args->out_dir.empty() || cmd->count("--near-tie") > 0 ||
+                              cmd->count("--tie-candidates") > 0)) {
+      throw InvalidArgument(
+          "--db scores an existing database: --force, --out-dir, --near-tie and --tie-candidates do "
+          "not apply");
     }
+    check_tie_options(args->protocol);
     run_bench(*args);
   });
 }

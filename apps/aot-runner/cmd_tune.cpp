@@ -29,6 +29,28 @@ AOTUNE_FSYNC=0 skips fsync (throwaway sweeps and tests).)";
 
 }  // namespace
 
+void add_tie_options(CLI::App& cmd, tuner::TimingProtocol& protocol) {
+  cmd.add_option("--near-tie", protocol.near_tie,
+                 "Re-time interleaved the configs within this fraction of the shape's best median, "
+                 "e.g. 0.10 for 10% (default: 0.02; 0 to 1)");
+  cmd.add_option("--tie-candidates", protocol.max_tie_candidates,
+                 "Re-time at most this many near-ties, the best included (default: 4; 1: no "
+                 "re-timing; not recorded in the database's protocol)");
+}
+
+void check_tie_options(const tuner::TimingProtocol& protocol) {
+  if (!(protocol.near_tie >= 0 && protocol.near_tie <= 1)) {
+    throw InvalidArgument(fmt::format(
+        "--near-tie {} must be a fraction from 0 to 1 (0.10: within 10% of the best)",
+        protocol.near_tie));
+  }
+  if (protocol.max_tie_candidates < 1) {
+    throw InvalidArgument(fmt::format(
+        "--tie-candidates {} must be at least 1 (1: no re-timing; the best counts as one)",
+        protocol.max_tie_candidates));
+  }
+}
+
 void register_tune(CLI::App& app) {
   auto* cmd =
       app.add_subcommand("tune",
@@ -88,6 +110,7 @@ void register_tune(CLI::App& app) {
   cmd->add_option("--loser-min-us", o->protocol.loser_min_us,
                   "Cut losers short only once the shape's fastest median so far is at least this "
                   "many microseconds (default: 50)");
+  add_tie_options(*cmd, o->protocol);
   auto serial_inputs = std::make_shared<bool>(false);
   cmd->add_flag("--no-overlap", *serial_inputs,
                 "Build each shape's inputs only after the previous shape is measured (slower, "
@@ -115,6 +138,7 @@ void register_tune(CLI::App& app) {
       throw InvalidArgument(
           fmt::format("--loser-min-us {} must be 0 or more", o->protocol.loser_min_us));
     }
+    check_tie_options(o->protocol);
     tuner::run_tune(*o);  // throws tuner::NoGpu, which main() maps to exit code 3
   });
 }

@@ -5,6 +5,10 @@
 
 #include <CLI/CLI.hpp>
 
+namespace aotune::tuner {
+struct TimingProtocol;
+}
+
 namespace aotune::cli {
 
 // Exit codes shared by every command (documented in `aot-runner --help` and docs/USAGE.md).
@@ -27,5 +31,10 @@ void register_verify(CLI::App& app);
 void register_run(CLI::App& app);
 void register_bench(CLI::App& app);
 void register_refresh_features(CLI::App& app);
+
+// --near-tie and --tie-candidates (TimingProtocol::near_tie, ::max_tie_candidates), shared by
+// `tune` and `bench` (cmd_tune.cpp); check_tie_options throws InvalidArgument naming a bad value.
+void add_tie_options(CLI::App& cmd, tuner::TimingProtocol& protocol);
+void check_tie_options(const tuner::TimingProtocol& protocol);
 
 }  // namespace aotune::cli
