@@ -182,6 +182,7 @@ TEST(CliBench, NearTieOptionsReachTheMeasurementAndBadOnesAreUsageErrors) {
   const auto db =
       nlohmann::json::parse(tuner_test::read_text(tmp / "bench/sm90/jagged_sum.json"));
   EXPECT_EQ(db["protocol"]["near_tie"], 0.1);
+  EXPECT_EQ(db["protocol"]["max_tie_candidates"], 6);
 
   for (const auto& [option, value] : std::vector<std::pair<std::string, std::string>>{
            {"--near-tie", "2"}, {"--tie-candidates", "0"}}) {

@@ -145,8 +145,8 @@ TEST(TunerCli, ABadNearTieOrTieCandidatesIsAUsageErrorNamingTheValue) {
 }
 
 // The near-tie band given is the database's protocol (so a sweep under another band cannot resume
-// it); --tie-candidates is taken and, to keep the committed databases resumable, not recorded:
-// otherwise the protocol block is the default one.
+// it), and so is a --tie-candidates other than the default (written only then, so databases tuned
+// before the option existed keep their protocol block): otherwise the block is the default one.
 TEST(TunerCli, TheNearTieGivenIsRecordedInTheProtocol) {
   TempDir dir;
   write_grid(dir / "grids", small_jagged_sum_grid(2));
@@ -158,9 +158,13 @@ TEST(TunerCli, TheNearTieGivenIsRecordedInTheProtocol) {
   const auto got = nlohmann::ordered_json::parse(read_text(dir / "wide/sm90/jagged_sum.json"));
   EXPECT_EQ(def["protocol"]["near_tie"], 0.02);
   EXPECT_EQ(got["protocol"]["near_tie"], 0.1);
-  auto expected = def["protocol"];
-  expected["near_tie"] = 0.1;
-  EXPECT_EQ(got["protocol"], expected) << "only near_tie differs, in its place";
+  EXPECT_FALSE(def["protocol"].contains("max_tie_candidates")) << "the default is not written";
+  auto expected = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : def["protocol"].items()) {
+    expected[key] = key == "near_tie" ? nlohmann::ordered_json(0.1) : value;
+    if (key == "near_tie") expected["max_tie_candidates"] = 6;
+  }
+  EXPECT_EQ(got["protocol"], expected) << "near_tie and max_tie_candidates differ, in their place";
   EXPECT_EQ(got["shapes"].size(), 2u);
 
   const CliResult other = run_cli(sim_tune_args(dir.path(), "wide"), dir.path());

@@ -56,6 +56,10 @@ nlohmann::ordered_json to_json(const TimingProtocol& p, const std::string& effor
         "measured first";
   }
   j["near_tie"] = p.near_tie;
+  // Written only when not the default, so the databases tuned before the option existed (which
+  // used the default) keep the same protocol block and stay resumable and mergeable.
+  if (p.max_tie_candidates != TimingProtocol{}.max_tie_candidates)
+    j["max_tie_candidates"] = p.max_tie_candidates;
   j["tie_break"] =
       "configs within near_tie of the best are re-timed interleaved (their cells hold the "
       "re-timed statistics); then lowest median, then lowest config index";

@@ -35,7 +35,7 @@ void add_tie_options(CLI::App& cmd, tuner::TimingProtocol& protocol) {
                  "e.g. 0.10 for 10% (default: 0.02; 0 to 1)");
   cmd.add_option("--tie-candidates", protocol.max_tie_candidates,
                  "Re-time at most this many near-ties, the best included (default: 4; 1: no "
-                 "re-timing; not recorded in the database's protocol)");
+                 "re-timing; another value is recorded in the database's protocol)");
 }
 
 void check_tie_options(const tuner::TimingProtocol& protocol) {
