@@ -169,7 +169,9 @@ TEST(TunerCli, TheNearTieGivenIsRecordedInTheProtocol) {
 
   const CliResult other = run_cli(sim_tune_args(dir.path(), "wide"), dir.path());
   EXPECT_EQ(other.exit_code, 2) << other.err;
-  EXPECT_NE(other.err.find("timing protocol"), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("timing protocol: near_tie 0.1 vs 0.02, max_tie_candidates 6 vs absent"),
+            std::string::npos)
+      << "names only the fields that differ: " << other.err;
 }
 
 // Adding shapes to a grid keeps what was measured: --resume measures only the new shapes, and the

@@ -197,6 +197,33 @@ void save_database(const std::string& path, const ResultsDatabase& db, ShapeText
   write_file_atomically(path, serialize(db, cache));
 }
 
+namespace {
+
+// "key a vs b" for each top-level key whose value differs ("absent" where one side lacks it), in
+// a's key order then b's extra keys: the whole blocks are long and differ in one or two fields.
+std::string json_object_difference(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b) {
+  if (!a.is_object() || !b.is_object()) return a.dump() + " vs " + b.dump();
+  std::string out;
+  auto add = [&out](const std::string& key, const nlohmann::ordered_json* x, const nlohmann::ordered_json* y) {
+    out += fmt::format("{}{} {} vs {}", out.empty() ? "" : ", ", key, x ? x->dump() : "absent",
+                       y ? y->dump() : "absent");
+  };
+  for (const auto& [key, value] : a.items()) {
+    const auto it = b.find(key);
+    if (it == b.end()) {
+      add(key, &value, nullptr);
+    } else if (*it != value) {
+      add(key, &value, &*it);
+    }
+  }
+  for (const auto& [key, value] : b.items()) {
+    if (!a.contains(key)) add(key, nullptr, &value);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string incompatibility(const ResultsDatabase& a, const ResultsDatabase& b) {
   if (a.kernel != b.kernel) return "kernel '" + a.kernel + "' vs '" + b.kernel + "'";
   if (a.arch != b.arch) return "architecture " + a.arch + " vs " + b.arch;
@@ -206,8 +233,7 @@ std::string incompatibility(const ResultsDatabase& a, const ResultsDatabase& b) 
     return "kernel source hash " + a.source_hash.substr(0, 12) + " vs " +
            b.source_hash.substr(0, 12);
   }
-  if (a.protocol != b.protocol)
-    return "timing protocol " + a.protocol.dump() + " vs " + b.protocol.dump();
+  if (a.protocol != b.protocol) return "timing protocol: " + json_object_difference(a.protocol, b.protocol);
   if (a.configs.size() != b.configs.size()) {
     return fmt::format("config lists of {} vs {} configs", a.configs.size(), b.configs.size());
   }
