@@ -3,7 +3,10 @@
 
 Scores, by k-fold cross-validation over a results database's shapes (several fold draws), selectors
 that pick for each held-out shape the legal config with the lowest predicted log-slowdown:
-  - one CART tree (scikit-learn's DecisionTreeRegressor, all configs as outputs), and
+  - one CART tree (scikit-learn's DecisionTreeRegressor, all configs as outputs),
+  - the same tree with hierarchical shrinkage (--shrinkage: each node's predicted log-slowdowns
+    are its parent's plus the difference damped by 1 / (1 + lambda / parent's shapes), Agarwal et
+    al. 2022; a single tree, so the form the library ships), and
   - extremely randomised trees (ExtraTreesRegressor) of several sizes,
 all on the features the database records (log2(1 + |x|)), trained on log-slowdowns clipped at
 --clip. Compare with `aot-runner fit --kernel K --repeats 10` (the shipped tree's held-out score:
@@ -15,6 +18,7 @@ nothing in the build or the tests runs this.
 
   python3 scripts/heldout_forest.py configs/sm90/jagged_sum.json
   python3 scripts/heldout_forest.py configs/sm90/causal_trailing_mean.json --trees 16 32 --draws 5
+  python3 scripts/heldout_forest.py configs/sm90/jagged_sum.json --shrinkage 1 4 16 --trees 8
 """
 import argparse
 import json
@@ -53,6 +57,32 @@ def load(path):
     return db.get("kernel", path), np.array(feats), np.array(loss), np.array(legal)
 
 
+class ShrunkTree:
+    """A CART tree whose node values are shrunk toward their ancestors' (hierarchical shrinkage)."""
+
+    def __init__(self, lam, max_depth):
+        self.lam = lam
+        self.tree = DecisionTreeRegressor(max_depth=max_depth, random_state=0)
+
+    def fit(self, X, y):
+        self.tree.fit(X, y)
+        t = self.tree.tree_
+        raw = t.value[:, :, 0]
+        self.values = np.zeros_like(raw)
+        stack = [(0, raw[0].copy())]
+        while stack:
+            node, value = stack.pop()
+            self.values[node] = value
+            for child in (t.children_left[node], t.children_right[node]):
+                if child != -1:
+                    damp = 1.0 + self.lam / t.n_node_samples[node]
+                    stack.append((child, value + (raw[child] - raw[node]) / damp))
+        return self
+
+    def predict(self, X):
+        return self.values[self.tree.apply(X)]
+
+
 def heldout_geomean(make, X, L, legal, folds, draw, clip):
     n = len(X)
     order = np.random.RandomState(draw).permutation(n)
@@ -73,9 +103,13 @@ def main():
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--draws", type=int, default=3, help="fold draws averaged")
     ap.add_argument("--clip", type=float, default=1.5, help="training log-slowdowns are clipped here")
+    ap.add_argument("--shrinkage", type=float, nargs="*", default=[],
+                    help="also score the CART tree with hierarchical shrinkage at these lambdas")
     args = ap.parse_args()
     if args.folds < 2 or args.draws < 1 or min(args.trees) < 1 or args.max_depth < 1:
         sys.exit("heldout_forest: --folds >= 2, --draws >= 1, --trees >= 1 and --max-depth >= 1")
+    if any(lam < 0 for lam in args.shrinkage):
+        sys.exit(f"heldout_forest: --shrinkage lambdas must be >= 0, got {args.shrinkage}")
     kernel, X, L, legal = load(args.database)
     print(f"{kernel}: {len(X)} shapes, {L.shape[1]} configs, {args.folds}-fold x {args.draws} draws, "
           f"depth <= {args.max_depth}: held-out geomean slowdown (mean over draws)")
@@ -85,6 +119,8 @@ def main():
         print(f"  {name:24s} {sum(scores) / len(scores):.4f}  (draws {min(scores):.4f}-{max(scores):.4f})")
 
     report("one tree (CART)", lambda: DecisionTreeRegressor(max_depth=args.max_depth, random_state=0))
+    for lam in args.shrinkage:
+        report(f"CART, shrinkage {lam:g}", lambda lam=lam: ShrunkTree(lam, args.max_depth))
     for n in args.trees:
         report(f"extra trees x {n}",
                lambda n=n: ExtraTreesRegressor(n_estimators=n, max_depth=args.max_depth, random_state=0, n_jobs=-1))
