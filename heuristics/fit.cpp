@@ -87,6 +87,33 @@ nlohmann::ordered_json worst_heldout(const FitResult& fit, const TrainingSet& ts
   return out;
 }
 
+// The held-out slowdowns summarised per size class of bytes moved: the small (< 1 MB) and large
+// (>= 256 MB) classes of issue 6's goals and the range between. Where the loss sits tells what to
+// work on (a noise floor on small shapes, kernels or the tree on the rest).
+nlohmann::ordered_json heldout_by_size(const FitResult& fit, const TrainingSet& ts) {
+  struct SizeClass {
+    const char* name;
+    double lo, hi;
+  };
+  constexpr double kMB = 1e6;
+  const SizeClass classes[] = {{"< 1 MB", 0, kMB},
+                               {"1 MB - 256 MB", kMB, 256 * kMB},
+                               {">= 256 MB", 256 * kMB, std::numeric_limits<double>::infinity()}};
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const SizeClass& c : classes) {
+    std::vector<double> slowdowns;
+    for (std::size_t row = 0; row < ts.num_shapes(); ++row) {
+      if (ts.bytes_moved[row] >= c.lo && ts.bytes_moved[row] < c.hi) slowdowns.push_back(fit.heldout_slowdowns[row]);
+    }
+    nlohmann::ordered_json j;
+    j["bytes_moved"] = c.name;
+    j["shapes"] = slowdowns.size();
+    if (!slowdowns.empty()) j.update(to_json(summarize_slowdowns(std::move(slowdowns))));
+    out.push_back(j);
+  }
+  return out;
+}
+
 }  // namespace
 
 FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options) {
@@ -154,6 +181,7 @@ nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& 
   for (const uint32_t c : fit.model.configs) configs.push_back(ts.config_ids[c]);
   j["configs"] = configs;
   j["heldout_worst"] = worst_heldout(fit, ts, worst);
+  if (ts.bytes_moved.size() == ts.num_shapes()) j["heldout_by_size"] = heldout_by_size(fit, ts);
   if (fit.heldout_repeats.size() > 1) {
     // Mean, min and max over the fold draws of each held-out statistic.
     nlohmann::ordered_json rep;

@@ -157,7 +157,7 @@ TrainingSet training_set_from_database(const tuner::ResultsDatabase& db,
       times.push_back(cell.ok() ? cell.timing.median_us : -1.0);
       kinds.push_back(kind_of(cell));
     }
-    add_shape(ts, shape.key, features, times, kinds);
+    if (add_shape(ts, shape.key, features, times, kinds)) ts.bytes_moved.push_back(shape.bytes_moved);
   }
   impute_unmeasured(ts, impute);
   return ts;

@@ -42,6 +42,9 @@ struct TrainingSet {
   std::vector<std::string> feature_names;
   std::vector<std::string> config_ids;  // the kernel's whole config space, in its order
   std::vector<std::string> shape_keys;
+  // Bytes each shape moves (the database's bytes_moved), for reports by size; empty when the set
+  // was not built from a database (synthetic test sets).
+  std::vector<double> bytes_moved;
   std::vector<double> features;   // shapes x features, row-major
   std::vector<CellKind> kind;     // shapes x configs
   std::vector<double> slowdown;   // shapes x configs: measured or imputed; infinite if never picked

@@ -5,9 +5,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "kernels/common/cuda_raii.h"
 #include "tests/heuristics_test_support.h"
@@ -79,6 +83,41 @@ TEST(CliFit, RepeatsAddTheSpreadOverFoldDrawsAndZeroRepeatsIsAUsageError) {
       fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --repeats 0 2>&1", db), &code);
   EXPECT_EQ(code, 2);
   EXPECT_NE(bad.find("--repeats must be in [1, 1000], got 0"), std::string::npos) << bad;
+}
+
+// The held-out slowdowns by size class of bytes moved: every shape in exactly one class, each
+// class's statistics those of its shapes' slowdowns (checked against the full per-shape list).
+TEST(CliFit, ReportsTheHeldOutSlowdownBySizeClass) {
+  test::TempDir dir;
+  const std::string db = cost_model_jagged_sum_db(dir);
+  int code = -1;
+  const std::string out =
+      aot_runner(fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --json --worst 100000", db), &code);
+  ASSERT_EQ(code, 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  std::ifstream db_file(db);
+  const auto db_json = nlohmann::json::parse(db_file);
+  std::map<std::string, double> bytes;
+  for (const auto& s : db_json["shapes"]) bytes[s["key"]] = s["bytes_moved"];
+  std::map<std::string, std::vector<double>> by_class;
+  for (const auto& w : j["heldout_worst"]) {
+    const double b = bytes.at(w["shape"]);
+    by_class[b < 1e6 ? "< 1 MB" : b < 256e6 ? "1 MB - 256 MB" : ">= 256 MB"].push_back(w["slowdown"]);
+  }
+  ASSERT_EQ(j["heldout_by_size"].size(), 3u);
+  std::size_t total = 0;
+  for (const auto& c : j["heldout_by_size"]) {
+    const auto& v = by_class[c["bytes_moved"].get<std::string>()];
+    EXPECT_EQ(c["shapes"].get<std::size_t>(), v.size()) << c.dump();
+    total += v.size();
+    if (v.empty()) continue;
+    double logs = 0;
+    for (double x : v) logs += std::log(x);
+    EXPECT_NEAR(c["geomean_slowdown"].get<double>(), std::exp(logs / v.size()), 1e-3) << c.dump();
+    EXPECT_NEAR(c["max_slowdown"].get<double>(), *std::max_element(v.begin(), v.end()), 1e-3) << c.dump();
+  }
+  EXPECT_EQ(total, j["shapes"].get<std::size_t>());
+  EXPECT_GE(by_class.size(), 2u) << "the grid should span two size classes; otherwise the split is untested";
 }
 
 // --draw picks the fold draw that heldout describes: the mean over --repeats 3 from draw 0 is the

@@ -40,20 +40,29 @@ void print_table(const nlohmann::ordered_json& r) {
              r["tree_depth"].get<int>());
   if (const auto draw = r["heldout"]["draw"].get<uint64_t>(); draw != 0)
     fmt::print("held-out rows: fold draw {}\n", draw);
-  fmt::print("{:<34} {:>9} {:>9} {:>9}\n", "slowdown vs per-shape best", "geomean", "p95", "max");
+  fmt::print("{:<38} {:>9} {:>9} {:>9}\n", "slowdown vs per-shape best", "geomean", "p95", "max");
   const std::pair<const char*, const char*> rows[] = {{"heldout", "held-out (cross-validated)"},
                                                       {"training", "training shapes (optimistic)"},
                                                       {"best_single_config", "best single config"},
                                                       {"default_config", "default config"}};
   for (const auto& [key, label] : rows) {
     const auto& s = r[key];
-    fmt::print("{:<34} {:>9} {:>9} {:>9}\n", label, num(s["geomean_slowdown"]),
+    fmt::print("{:<38} {:>9} {:>9} {:>9}\n", label, num(s["geomean_slowdown"]),
                num(s["p95_slowdown"]), num(s["max_slowdown"]));
+  }
+  if (r.contains("heldout_by_size")) {
+    for (const auto& c : r["heldout_by_size"]) {
+      if (c["shapes"].get<std::size_t>() == 0) continue;
+      fmt::print("{:<38} {:>9} {:>9} {:>9}\n",
+                 fmt::format("held-out, {} ({} shapes)", c["bytes_moved"].get<std::string>(),
+                             c["shapes"].get<std::size_t>()),
+                 num(c["geomean_slowdown"]), num(c["p95_slowdown"]), num(c["max_slowdown"]));
+    }
   }
   if (r.contains("heldout_repeated")) {
     const auto& rep = r["heldout_repeated"];
     for (const char* stat : {"mean", "min", "max"}) {
-      fmt::print("{:<34} {:>9} {:>9} {:>9}\n",
+      fmt::print("{:<38} {:>9} {:>9} {:>9}\n",
                  fmt::format("held-out, {} of {} fold draws", stat, rep["repeats"].get<std::size_t>()),
                  num(rep["geomean_slowdown"][stat]), num(rep["p95_slowdown"][stat]),
                  num(rep["max_slowdown"][stat]));
