@@ -40,14 +40,19 @@ std::string cost_model_jagged_sum_db(const test::TempDir& dir) {
   return db;
 }
 
-TEST(CliFit, PrintsTheHeldOutReportAsJson) {
-  test::TempDir dir;
-  const std::string db = cost_model_jagged_sum_db(dir);
+// `aot-runner fit --kernel jagged_sum --arch sm90 --db DB --json EXTRA`, parsed (a nonzero exit
+// fails the test, and its output then fails to parse).
+nlohmann::json fit_report(const std::string& db, const std::string& extra = "") {
   int code = -1;
   const std::string out =
-      aot_runner(fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --json", db), &code);
-  ASSERT_EQ(code, 0) << out;
-  const auto j = nlohmann::json::parse(out);
+      aot_runner(fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --json {}", db, extra), &code);
+  EXPECT_EQ(code, 0) << out;
+  return nlohmann::json::parse(out);
+}
+
+TEST(CliFit, PrintsTheHeldOutReportAsJson) {
+  test::TempDir dir;
+  const auto j = fit_report(cost_model_jagged_sum_db(dir));
   EXPECT_EQ(j["kernel"], "jagged_sum");
   EXPECT_EQ(j["arch"], "sm90");
   EXPECT_LE(j["num_configs"].get<int>(), 8);
@@ -90,11 +95,7 @@ TEST(CliFit, RepeatsAddTheSpreadOverFoldDrawsAndZeroRepeatsIsAUsageError) {
 TEST(CliFit, ReportsTheHeldOutSlowdownBySizeClass) {
   test::TempDir dir;
   const std::string db = cost_model_jagged_sum_db(dir);
-  int code = -1;
-  const std::string out =
-      aot_runner(fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --json --worst 100000", db), &code);
-  ASSERT_EQ(code, 0) << out;
-  const auto j = nlohmann::json::parse(out);
+  const auto j = fit_report(db, "--worst 100000");
   std::ifstream db_file(db);
   const auto db_json = nlohmann::json::parse(db_file);
   std::map<std::string, double> bytes;
@@ -125,13 +126,7 @@ TEST(CliFit, ReportsTheHeldOutSlowdownBySizeClass) {
 TEST(CliFit, DrawSelectsTheFoldDrawOfTheHeldOutReport) {
   test::TempDir dir;
   const std::string db = cost_model_jagged_sum_db(dir);
-  auto fit_json = [&](const std::string& extra) {
-    int code = -1;
-    const std::string out =
-        aot_runner(fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --json {}", db, extra), &code);
-    EXPECT_EQ(code, 0) << out;
-    return nlohmann::json::parse(out);
-  };
+  auto fit_json = [&](const std::string& extra) { return fit_report(db, extra); };
   double sum = 0, lo = 1e300, hi = 0;
   for (int d = 0; d < 3; ++d) {
     const auto j = fit_json(fmt::format("--draw {} --worst 3", d));
