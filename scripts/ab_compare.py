@@ -19,6 +19,8 @@ import os
 import sys
 from statistics import median
 
+from noise_floor import load as load_database  # scripts/ is on the path: this file's folder
+
 
 def fail(msg):
     sys.exit(f"ab_compare: {msg}")
@@ -33,17 +35,9 @@ def load_side(out, side):
         r = tag[len(side):]
         if not r.isdigit():
             continue
-        try:
-            with open(path) as f:
-                db = json.load(f)
-            ids = [c["id"] for c in db["configs"]]
-            times = {s["key"]: {ids[i]: c["median_us"] for i, c in enumerate(s["cells"]) if c["status"] == "ok"}
-                     for s in db["shapes"]}
-        except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
-            fail(f"cannot read bench database {path}: {e}")
         if int(r) in rounds:
             fail(f"round {r} of '{side}' has more than one database (one kernel per A/B): {path}")
-        rounds[int(r)] = (db.get("kernel", "?"), times)
+        rounds[int(r)] = load_database(path, "ab_compare")
     return rounds
 
 

@@ -13,19 +13,22 @@ import math
 import sys
 
 
-def load(path):
+def load(path, tool="noise_floor"):
+    """(kernel, {shape key: {config id: median µs}}) of the configs that ran ("ok") on each shape;
+    shapes where none ran are left out. Exits naming `tool` and the file when it cannot be read.
+    Also used by scripts/ab_compare.py."""
     try:
         with open(path) as f:
             db = json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
-        sys.exit(f"noise_floor: cannot read results database {path}: {e}")
-    ids = [c["id"] for c in db.get("configs", [])]
-    times = {}
-    for s in db.get("shapes", []):
-        ok = {ids[i]: c["median_us"] for i, c in enumerate(s["cells"]) if c["status"] == "ok"}
-        if ok:
-            times[s["key"]] = ok
-    return times
+        ids = [c["id"] for c in db.get("configs", [])]
+        times = {}
+        for s in db.get("shapes", []):
+            ok = {ids[i]: c["median_us"] for i, c in enumerate(s["cells"]) if c["status"] == "ok"}
+            if ok:
+                times[s["key"]] = ok
+    except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
+        sys.exit(f"{tool}: cannot read results database {path}: {e}")
+    return db.get("kernel", "?"), times
 
 
 def score(picker, judge):
@@ -43,7 +46,7 @@ def score(picker, judge):
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
-    a, b = load(sys.argv[1]), load(sys.argv[2])
+    (_, a), (_, b) = load(sys.argv[1]), load(sys.argv[2])
     for name, (picker, judge) in (("run 1's best timed in run 2", (a, b)), ("run 2's best timed in run 1", (b, a))):
         n, geo, worst = score(picker, judge)
         print(f"{name}: {n} shapes, geomean slowdown {geo:.4f}, max {worst:.3f}")
