@@ -308,9 +308,18 @@ TEST(CausalTrailingMeanKernel, TestShapesCoverTheEdgeCasesInEveryDtype) {
     if (T == 65536 && rows == 1 && s.value("mean", 0.0) == -20.0) seen.insert(dtype + " precision");
     if (s.value("misalign", 0) == 1) seen.insert(dtype + " misalign 1");
     if (s.value("misalign", 0) == 3) seen.insert(dtype + " misalign 3");
+    // Rows after the first off a 16-byte boundary (T * element size not a multiple of 16), with
+    // tiles after the head, for the direct (cf <= 4) and the running window (cf > 8).
+    const int64_t vec = dtype == "f32" ? 4 : 8;
+    if (rows >= 2 && T % vec != 0 && T > 2 * vec) {
+      if (cf <= 4) seen.insert(dtype + " odd rows direct");
+      if (cf > 8) seen.insert(dtype + " odd rows running");
+    }
+    if (rows >= 2 && T < vec && T > 1) seen.insert(dtype + " rows shorter than a vector");
   }
   for (const char* dtype : {"f32", "bf16", "f16"}) {
-    for (const char* what : {" no rows", " T=1", " cf=1", " cf>T", " precision", " misalign 1", " misalign 3"}) {
+    for (const char* what : {" no rows", " T=1", " cf=1", " cf>T", " precision", " misalign 1", " misalign 3",
+                             " odd rows direct", " odd rows running", " rows shorter than a vector"}) {
       EXPECT_TRUE(seen.count(std::string(dtype) + what)) << dtype << what;
     }
   }

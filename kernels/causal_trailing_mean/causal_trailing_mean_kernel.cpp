@@ -156,6 +156,12 @@ std::vector<nlohmann::json> trailing_test_shapes() {
       {{"B", 3}, {"D", 2}, {"T", 20}, {"cf", 1000}},                     // thread unit, cf > T (W = 32)
       {{"B", 2}, {"D", 3}, {"T", 6}, {"cf", 7}},                         // thread unit, cf > T (W = 8)
       {{"B", 1}, {"D", 3}, {"T", 40000}, {"cf", 7}, {"mean", -20}},      // direct, long rows
+      // Rows whose byte length is not a multiple of 16 start the rows after them off a 16-byte
+      // boundary: their heads (elements before the first boundary) and partial tiles.
+      {{"B", 4}, {"D", 3}, {"T", 1501}, {"cf", 100}},                    // odd rows, running window
+      {{"B", 4}, {"D", 3}, {"T", 1501}, {"cf", 3}},                      // odd rows, direct window
+      {{"B", 2}, {"D", 2}, {"T", 9001}, {"cf", 700}},                    // odd rows, segments, lag past small tiles
+      {{"B", 5}, {"D", 3}, {"T", 3}, {"cf", 2}},                         // rows shorter than a head
   };
   std::vector<nlohmann::json> shapes;
   uint64_t seed = 101;

@@ -7,8 +7,9 @@
 // Layout. A row is cut into segments of seg_tiles tiles; a tile is UNIT threads * VECS vectors of
 // V = 16/sizeof(T) elements. Inside a tile each warp owns a contiguous stretch, and inside that a
 // chunk k covers 32*V elements with lane l holding elements l*V .. l*V+V-1: every global load and
-// store is one coalesced 16-byte access per thread (scalar fallback for a misaligned row or a
-// partial tile), and each thread's elements are consecutive, so the scan needs no transpose.
+// store is one coalesced 16-byte access per thread (scalar accesses for the few elements before a
+// row's first 16-byte boundary and past a partial tile's last whole vector), and each thread's
+// elements are consecutive, so the scan needs no transpose.
 //
 // Two ways to compute, chosen by the window (uniform over the launch):
 //  - cf <= V ("direct"): each output sums its window straight from registers (its own vector plus
@@ -138,10 +139,6 @@ __device__ __forceinline__ void store_streaming(T* p, const Raw<T>& r) {
   __stcs(reinterpret_cast<uint4*>(p), *reinterpret_cast<const uint4*>(&r));
 }
 
-__device__ __forceinline__ bool aligned16(const void* p) {
-  return (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
-}
-
 // lagged[v] = ring element (i + v) as float, for a ring position i whose remainder i % V is the same
 // for every thread of the launch (i = t - cf with t a multiple of V, so OFF = (-cf) mod V): two
 // aligned 16-byte shared-memory reads and a funnel shift per word, where V scalar reads would each
@@ -184,33 +181,27 @@ __device__ __forceinline__ void lag_vector(const Raw<T>* ring, uint32_t i, float
   lag_vector_switch<T, RING_VECS>(ring, static_cast<int>(i / V), static_cast<int>(i % V), lagged);
 }
 
-// f(std::integral_constant<int, off>{}) for the launch-uniform lag offset off = (-cf) mod V, so an
-// interior tile is compiled once per offset and picks its lagged vectors with no per-vector branch
-// chain: one jump-table branch per tile instead. lag_vector's chain of compares and branches ran
-// for every vector: for cf = 100 on bf16, five compares, five branches and a convergence barrier
-// per 8 elements, ~12 % of an interior tile's instructions in the SASS of warp.t128.v2, on rows
-// that are issue-bound. Used where it measured faster (session 12, A/B of every config in one
-// run, two rounds each): 16-bit elements with 2 or 4 vectors per thread (block.t128.v2 0.81-0.89x,
-// warp v4 0.90-0.99x, best config per shape 0.95x on 8x512x16384 cf=100 and 64x128x8192 cf=12
-// bf16). With one vector per tile the jump costs what the chain did (warp v1 1.03-1.09x), and on
-// f32 (V = 4, a chain of at most four) block units lost up to 19 %.
-template <int V, typename F>
-__device__ __forceinline__ void with_lag_offset(int off, F&& f) {
-  static_assert(V == 4 || V == 8, "16-byte vectors of 4- or 2-byte elements");
+// f(std::integral_constant<int, off>{}) for the launch-uniform lag offset off = (-cf) mod 8 of
+// 16-bit elements, so an interior tile is compiled once per offset and picks its lagged vectors
+// with no per-vector branch chain: one jump-table branch per tile instead. lag_vector's chain of
+// compares and branches ran for every vector: for cf = 100 on bf16, five compares, five branches
+// and a convergence barrier per 8 elements, ~12 % of an interior tile's instructions in the SASS of
+// warp.t128.v2, on rows that are issue-bound. Used where it measured faster (session 12, A/B of
+// every config in one run, two rounds each): 16-bit elements with 2 or 4 vectors per thread
+// (block.t128.v2 0.81-0.89x, warp v4 0.90-0.99x, best config per shape 0.95x on 8x512x16384
+// cf=100 and 64x128x8192 cf=12 bf16). With one vector per tile the jump costs what the chain did
+// (warp v1 1.03-1.09x), and on f32 (V = 4, a chain of at most four) block units lost up to 19 %.
+template <typename F>
+__device__ __forceinline__ void with_lag_offset8(int off, F&& f) {
   switch (off) {
     case 0: f(std::integral_constant<int, 0>{}); break;
     case 1: f(std::integral_constant<int, 1>{}); break;
     case 2: f(std::integral_constant<int, 2>{}); break;
     case 3: f(std::integral_constant<int, 3>{}); break;
-    default:
-      if constexpr (V == 8) {
-        switch (off) {
-          case 4: f(std::integral_constant<int, 4>{}); break;
-          case 5: f(std::integral_constant<int, 5>{}); break;
-          case 6: f(std::integral_constant<int, 6>{}); break;
-          default: f(std::integral_constant<int, 7>{}); break;
-        }
-      }
+    case 4: f(std::integral_constant<int, 4>{}); break;
+    case 5: f(std::integral_constant<int, 5>{}); break;
+    case 6: f(std::integral_constant<int, 6>{}); break;
+    default: f(std::integral_constant<int, 7>{}); break;
   }
 }
 
@@ -259,8 +250,12 @@ __device__ __forceinline__ void direct_window_sums(int cf, const float (&prev)[V
 
 // x, out: [rows, T] row-major. DIRECT (cf <= V) and the running window are separate instances:
 // each carries only its own path, so neither pays the other's registers or code size (code that
-// matters for tiny, latency-bound calls, whose instructions come from a cold cache).
-template <typename T, int BLOCK, int UNIT, int VECS, bool DIRECT>
+// matters for tiny, latency-bound calls, whose instructions come from a cold cache). So are WHOLE
+// launches, where every tile of every row is whole and 16-byte aligned (T a multiple of the tile,
+// x and out aligned): they compile no head, no partial tile and no scalar path. With those in the
+// one instance, aligned rows of 256 MB and more ran 1-2.5 % slower (session 13: the code grew,
+// and these kernels are sensitive to code size).
+template <typename T, int BLOCK, int UNIT, int VECS, bool DIRECT, bool WHOLE>
 __global__ void __launch_bounds__(BLOCK)
     trailing_mean_kernel(const T* __restrict__ x, T* __restrict__ out, RowCut cut) {
   static_assert(BLOCK % 32 == 0 && (UNIT == 32 || UNIT == BLOCK), "a unit is a warp or the block");
@@ -293,48 +288,69 @@ __global__ void __launch_bounds__(BLOCK)
   const int64_t cf = cut.cf;
   constexpr bool direct = DIRECT;
   const bool lag_in_ring = cf <= kTile;
-  // Ring offset of every lagged vector: t0 and e0 are multiples of V, so (t0 + e0 - cf) mod V is.
+  // Ring offset of every lagged vector: t0 - phase (below) and e0 are multiples of V, so
+  // (t0 - phase + e0 - cf) mod V is.
   const int lag_off = static_cast<int>((V - cf % V) % V);
-  constexpr bool kLagOffsetTiles = V == 8 && VECS >= 2;  // where it measured faster: with_lag_offset
+  constexpr bool kLagOffsetTiles = V == 8 && VECS >= 2;  // where it measured faster: with_lag_offset8
   const float inv_cf = 1.0f / static_cast<float>(cf);
 
   // Work item w: segment w % nseg of row w / nseg.
-  // `aligned`: whether the segment's first element is 16-byte aligned in x and out, and with it
-  // every tile's (a tile is a multiple of 16 bytes), so a tile's vector check is one compare.
+  // A row whose length is not a multiple of V starts the rows after it off a 16-byte boundary
+  // (T = 1500 bf16: every other row). Such a segment's first `head` < V elements, up to the next
+  // boundary, are computed element by element from global memory before its tiles (one thread per
+  // output, below), and its tiles start from there: every tile is then 16-byte aligned in x and
+  // out, so a tile's vector check is one compare. Without the head those rows took the scalar path
+  // throughout (B=64 D=512 T=1500 bf16: 2.0-2.3 TB/s against 3.4-3.5 for aligned rows of the same
+  // size); as a tile of its own, the head cost block units with tiles longer than the row a second
+  // pass over their tile (1.46-1.50x on that shape). `vectors`: x and out share the offset (else
+  // every tile is scalar and head = 0). `phase` = s0 + head, the element at ring position 0, so a
+  // tile's ring slots are vector-aligned too (ring position of element t = (t - phase) mod kRing).
   struct Item {
     const T* xr;
     T* outr;
     int64_t s0, s1;
-    bool aligned;
+    int head;
+    uint32_t phase;
+    bool vectors;
   };
   auto item_at = [&](int64_t w) {
     const int64_t row = cut.nseg == 1 ? w : w / cut.nseg;  // whole rows skip the 64-bit division
     const int64_t s0 = (w - row * cut.nseg) * cut.seg_len;
+    const int64_t s1 = min64(cut.T, s0 + cut.seg_len);
     const T* const xr = x + row * cut.T;
     T* const outr = out + row * cut.T;
-    return Item{xr, outr, s0, min64(cut.T, s0 + cut.seg_len), aligned16(xr + s0) && aligned16(outr + s0)};
+    const auto off_x = static_cast<unsigned>(reinterpret_cast<uintptr_t>(xr + s0) & 15u);
+    const auto off_out = static_cast<unsigned>(reinterpret_cast<uintptr_t>(outr + s0) & 15u);
+    const bool vectors = off_x == off_out && off_x % sizeof(T) == 0;
+    const int head = vectors ? static_cast<int>(min64(((16u - off_x) & 15u) / sizeof(T), s1 - s0)) : 0;
+    if constexpr (WHOLE) return Item{xr, outr, s0, s1, 0, 0u, true};  // no head; phase 0 is as good as s0
+    return Item{xr, outr, s0, s1, head, static_cast<uint32_t>(s0 + head), vectors};
   };
 
-  // Whole, aligned tiles are loaded one tile ahead into `next`, so each thread has the next tile's
-  // 16-byte loads in flight while it scans the current one: within an item, and from an item's
-  // last tile into the first tile of the unit's next item (so short rows keep loads in flight
-  // too; the first tile's loads also overlap the halo). Partial or misaligned tiles take the
-  // scalar path when they are reached.
+  // Aligned tiles are loaded one tile ahead into `next`, so each thread has the next tile's 16-byte
+  // loads in flight while it scans the current one: within an item, and from an item's last tile
+  // into the first tile of the unit's next item (so short rows keep loads in flight too; the first
+  // tile's loads also overlap the halo). A partial tile loads its whole vectors; the elements past
+  // them (fewer than V, in one thread) and the tiles of a segment whose x and out differ in
+  // alignment take the scalar path when they are reached. A segment with no tile (all head)
+  // leaves next_vec false, so the tile after it takes the scalar path.
   Raw<T> next[VECS];
   bool next_vec = false;
   auto prefetch = [&](const Item& it, int64_t t) {
-    next_vec = it.aligned && it.s1 - t >= kTile;
+    const int64_t left = it.s1 - t;
+    next_vec = WHOLE || (it.vectors && left > 0);
     if (!next_vec) return;
 #pragma unroll
     for (int k = 0; k < VECS; ++k) {
       const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
-      *reinterpret_cast<uint4*>(&next[k]) = __ldg(reinterpret_cast<const uint4*>(it.xr + t + e0));
+      if (WHOLE || left >= kTile || e0 + V <= left)
+        *reinterpret_cast<uint4*>(&next[k]) = __ldg(reinterpret_cast<const uint4*>(it.xr + t + e0));
     }
   };
   const int64_t stride = int64_t(gridDim.x) * kUnits;
   if (int64_t(blockIdx.x) * kUnits + unit < cut.work) {
     const Item first = item_at(int64_t(blockIdx.x) * kUnits + unit);
-    prefetch(first, first.s0);
+    prefetch(first, first.s0 + first.head);
   }
 
   for (int64_t w = int64_t(blockIdx.x) * kUnits + unit; w < cut.work; w += stride) {
@@ -345,22 +361,63 @@ __global__ void __launch_bounds__(BLOCK)
 
     // S(s0 - 1): the halo, summed in fp64 and (when the lag is served from the ring) placed there.
     double carry = 0.0;
-    if (!direct && s0 > 0) {
-      const int64_t h = min64(cf, s0);
+    const int head = WHOLE ? 0 : item.head;
+    if (!direct && (s0 > 0 || head > 0)) {
       Ops::sync();  // the previous item's last tile has read the ring
-      double acc = 0.0;
-      for (int64_t i = tid; i < h; i += UNIT) {
-        const int64_t t = s0 - h + i;
-        const T raw = xr[t];
-        if (lag_in_ring) ring[t & (kRing - 1)] = raw;
-        acc += double(to_float(raw));
+      if (s0 > 0) {
+        const int64_t h = min64(cf, s0);
+        double acc = 0.0;
+        for (int64_t i = tid; i < h; i += UNIT) {
+          const int64_t t = s0 - h + i;
+          const T raw = xr[t];
+          if (lag_in_ring) ring[(static_cast<uint32_t>(t) - item.phase) & (kRing - 1)] = raw;
+          acc += double(to_float(raw));
+        }
+        carry = Ops::sum(acc, s_scratch[unit]);  // its barrier also publishes the ring writes
       }
-      carry = Ops::sum(acc, s_scratch[unit]);  // its barrier also publishes the ring writes
+      // The head: every thread forms the same running sum over it (the same bits in every thread,
+      // so no barrier); thread i writes output i and its ring slot (published by the first tile's
+      // barrier, before any lag is read). All of its loads (L1 or L2 hits) are issued before the
+      // first add: a loop that waited for each in turn cost short odd rows up to 1.3x (session 13,
+      // 64x256x100 cf=256 bf16: 16.4 -> 21.6 us).
+      const T* const hx = xr + s0;
+      float in[V - 1], lagged[V - 1];
+#pragma unroll
+      for (int i = 0; i < V - 1; ++i) {
+        in[i] = i < head ? to_float(hx[i]) : 0.0f;
+        lagged[i] = i < head && s0 + i >= cf ? to_float(hx[i - cf]) : 0.0f;
+      }
+      double run = carry, mine = 0.0;
+#pragma unroll
+      for (int i = 0; i < V - 1; ++i) {
+        run += double(in[i]) - double(lagged[i]);
+        if (i == tid) mine = run;
+      }
+      if (tid < head) {
+        const int64_t t = s0 + tid;
+        const T raw = hx[tid];
+        if (lag_in_ring) ring[(static_cast<uint32_t>(t) - item.phase) & (kRing - 1)] = raw;
+        const float sum = static_cast<float>(mine);
+        outr[t] = from_float<T>(t + 1 < cf ? sum / static_cast<float>(t + 1) : sum * inv_cf);
+      }
+      carry = run;
+    } else if (direct && tid < head) {
+      // The head of a direct window: one output per thread, its cf <= V terms from global memory,
+      // all loads issued before the first add (as above).
+      const int64_t t = s0 + tid;
+      const int terms = static_cast<int>(min64(cf, t + 1));
+      float v[V];
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[j] = j < terms ? to_float(xr[t - j]) : 0.0f;
+      float sum = 0.0f;
+#pragma unroll
+      for (int j = 0; j < V; ++j) sum += v[j];
+      outr[t] = from_float<T>(terms < cf ? sum / static_cast<float>(terms) : sum * inv_cf);
     }
 
-    for (int64_t t0 = s0; t0 < s1; t0 += kTile) {
-      const int n = static_cast<int>(min64(kTile, s1 - t0));
-      const bool vec = next_vec;  // this tile's prefetch ran one tile ago (or before the halo)
+    for (int64_t t0 = s0 + head; t0 < s1; t0 += kTile) {
+      const int n = WHOLE ? kTile : static_cast<int>(min64(kTile, s1 - t0));
+      const bool vec = WHOLE || next_vec;  // this tile's prefetch ran one tile ago (or before the halo)
       Raw<T> cur[VECS];
 #pragma unroll
       for (int k = 0; k < VECS; ++k) cur[k] = next[k];
@@ -368,7 +425,7 @@ __global__ void __launch_bounds__(BLOCK)
         prefetch(item, t0 + kTile);
       } else if (w + stride < cut.work) {
         const Item following = item_at(w + stride);
-        prefetch(following, following.s0);
+        prefetch(following, following.s0 + (WHOLE ? 0 : following.head));
       } else {
         next_vec = false;
       }
@@ -376,23 +433,26 @@ __global__ void __launch_bounds__(BLOCK)
 
       // The rest of the tile, compiled twice: for an interior tile of the running window (whole
       // aligned vectors, every lagged element in the ring and at or after the row start, every
-      // window full: t0 >= cf) without any of those checks, and for any tile with them. ncu on
-      // the 268 MB bf16 rows (warp.t128.v2.s16) counted ~410 instructions per steady-state tile
-      // (SM 81 %, DRAM 48 %: issue-bound), many of them these checks, 64-bit index arithmetic and
-      // element conversions. Session 9 A/B, best config: 0.95 on those rows, 0.94 on f32 ones.
+      // window full: t0 >= cf) without any of those checks, and for any tile with them (a partial
+      // tile's whole vectors take the vector path). ncu on the 268 MB bf16 rows
+      // (warp.t128.v2.s16) counted ~410 instructions per steady-state tile (SM 81 %, DRAM 48 %:
+      // issue-bound), many of them these checks, 64-bit index arithmetic and element conversions.
+      // Session 9 A/B, best config: 0.95 on those rows, 0.94 on f32 ones.
       // lag_off_tag: std::integral_constant<int, (-cf) mod V> for the interior tiles of instances
       // that compile one per offset (kLagOffsetTiles: their lagged vectors all sit at that offset
       // in the ring), -1 elsewhere (the offset is found per vector).
       auto tile = [&](auto interior_tag, auto lag_off_tag) {
         constexpr bool F = decltype(interior_tag)::value;
-        constexpr int kLagOff = decltype(lag_off_tag)::value;
-        const uint32_t t0_lo = static_cast<uint32_t>(t0);  // ring positions need only the low bits
+        // Vector k of this thread is whole and aligned (loaded by the prefetch).
+        auto whole = [&](int e0) { return F || WHOLE || (vec && e0 + V <= n); };
+        [[maybe_unused]] constexpr int kLagOff = decltype(lag_off_tag)::value;  // running window only
+        const uint32_t r0 = static_cast<uint32_t>(t0) - (WHOLE ? 0u : item.phase);  // ring position of t0 (low bits)
         float a[VECS][V];
 #pragma unroll
         for (int k = 0; k < VECS; ++k) {
           const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
-          T* const slot = ring + ((t0_lo + e0) & (kRing - 1));
-          if (F || vec) {
+          T* const slot = ring + ((r0 + e0) & (kRing - 1));
+          if (whole(e0)) {
             const Raw<T> r = cur[k];
             if (!direct) *reinterpret_cast<Raw<T>*>(slot) = r;
             unpack(r, a[k]);
@@ -452,8 +512,8 @@ __global__ void __launch_bounds__(BLOCK)
             const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
             float lagged[V];
             const int64_t tl = t0 + e0 - cf;  // x index lagging this thread's first element
-            if (F || (vec && lag_in_ring && tl >= 0)) {
-              const uint32_t lag_pos = (t0_lo + e0 - static_cast<uint32_t>(cf)) & (kRing - 1);
+            if (F || (whole(e0) && lag_in_ring && tl >= 0)) {
+              const uint32_t lag_pos = (r0 + e0 - static_cast<uint32_t>(cf)) & (kRing - 1);
               if constexpr (kLagOff >= 0) {
                 lag_vector_at<T, kRing / V, kLagOff>(s_ring_raw[unit], static_cast<int>(lag_pos / V), lagged);
               } else {
@@ -465,7 +525,8 @@ __global__ void __launch_bounds__(BLOCK)
                 const int64_t t = t0 + e0 + v;
                 lagged[v] = 0.0f;
                 if (e0 + v < n && t >= cf) {
-                  lagged[v] = lag_in_ring ? to_float(ring[(t - cf) & (kRing - 1)]) : to_float(xr[t - cf]);
+                  lagged[v] = lag_in_ring ? to_float(ring[(r0 + e0 + v - static_cast<uint32_t>(cf)) & (kRing - 1)])
+                                          : to_float(xr[t - cf]);
                 }
               }
             }
@@ -523,7 +584,7 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
         for (int k = 0; k < VECS; ++k) {
           const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
-          if (F || vec) {
+          if (whole(e0)) {
             Raw<T> r;
 #pragma unroll
             for (int v = 0; v < V; ++v) r.v[v] = from_float<T>(o[k][v]);
@@ -537,9 +598,9 @@ __global__ void __launch_bounds__(BLOCK)
         }
       };
       if constexpr (!DIRECT) {
-        if (vec && lag_in_ring && t0 >= cf) {
+        if ((WHOLE || (vec && n == kTile)) && lag_in_ring && t0 >= cf) {
           if constexpr (kLagOffsetTiles) {
-            with_lag_offset<V>(lag_off, [&](auto off) { tile(std::true_type{}, off); });
+            with_lag_offset8(lag_off, [&](auto off) { tile(std::true_type{}, off); });
           } else {
             tile(std::true_type{}, std::integral_constant<int, -1>{});
           }
@@ -586,8 +647,8 @@ void run_thread_window(const Problem& p, cudaStream_t stream) {
   // on the divide-by-(t+1) ramp, exactly as cf does, and fits an int.
   const int cf = static_cast<int>(std::min<int64_t>(p.cf, p.T + 1));
   // 32-bit indices while no thread's index can wrap: its last i is at most n - 1, and the loop
-  // still forms i + stride (stride = blocks * BLOCK) before it stops. (n <= INT32_MAX alone let
-  // that sum pass 2^32 for n within BLOCK of 2^31: a wrapped i < n wrote outputs a second time.)
+  // still forms i + stride (stride = blocks * BLOCK) before it stops, so that sum must stay below
+  // 2^32: a wrapped i < n would write outputs a second time.
   if ((n - 1) + blocks * BLOCK <= int64_t{UINT32_MAX}) {
     trailing_mean_thread_kernel<T, BLOCK, W, uint32_t><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
         static_cast<const T*>(p.x), static_cast<T*>(p.out), static_cast<uint32_t>(n), static_cast<uint32_t>(p.T), cf);
@@ -606,36 +667,49 @@ void run_thread_instance(const Problem& p, cudaStream_t stream) {
 }
 
 // Blocks of this instance resident on one SM (asked once per process and instance).
-template <typename T, int BLOCK, int UNIT, int VECS, bool DIRECT>
+template <typename T, int BLOCK, int UNIT, int VECS, bool DIRECT, bool WHOLE>
 int resident_blocks_per_sm() {
   static const int n = [] {
     int blocks = 0;
     AOTUNE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks, trailing_mean_kernel<T, BLOCK, UNIT, VECS, DIRECT>, BLOCK, 0));
+        &blocks, trailing_mean_kernel<T, BLOCK, UNIT, VECS, DIRECT, WHOLE>, BLOCK, 0));
     return std::max(blocks, 1);
   }();
   return n;
 }
 
-template <typename T, int BLOCK, int UNIT, int VECS, bool DIRECT>
+template <typename T, int BLOCK, int UNIT, int VECS, bool DIRECT, bool WHOLE>
 void run_instance(const Config& c, const Problem& p, const RowCut& cut, cudaStream_t stream) {
   constexpr int64_t kUnits = BLOCK / UNIT;
   int64_t blocks = std::min<int64_t>((cut.work + kUnits - 1) / kUnits, INT_MAX);
   if (c.persistent) {
     blocks = std::min<int64_t>(
-        blocks, int64_t{resident_blocks_per_sm<T, BLOCK, UNIT, VECS, DIRECT>()} * current_device_sm_count());
+        blocks, int64_t{resident_blocks_per_sm<T, BLOCK, UNIT, VECS, DIRECT, WHOLE>()} * current_device_sm_count());
   }
-  trailing_mean_kernel<T, BLOCK, UNIT, VECS, DIRECT><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
+  trailing_mean_kernel<T, BLOCK, UNIT, VECS, DIRECT, WHOLE><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
       static_cast<const T*>(p.x), static_cast<T*>(p.out), cut);
   AOTUNE_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T, int BLOCK, int UNIT, int VECS, bool DIRECT>
+void run_window(const Config& c, const Problem& p, const RowCut& cut, cudaStream_t stream) {
+  // Every tile whole and aligned: T is a multiple of the tile (segments are whole tiles, so each
+  // starts on a tile too) and both rows' bases are 16-byte aligned (a tile is a multiple of 16 bytes).
+  constexpr int64_t kTile = int64_t{UNIT} * VECS * kVec<T>;
+  const auto aligned = [](const void* q) { return (reinterpret_cast<uintptr_t>(q) & 15u) == 0; };
+  if (cut.T % kTile == 0 && aligned(p.x) && aligned(p.out)) {
+    run_instance<T, BLOCK, UNIT, VECS, DIRECT, true>(c, p, cut, stream);
+  } else {
+    run_instance<T, BLOCK, UNIT, VECS, DIRECT, false>(c, p, cut, stream);
+  }
 }
 
 template <typename T, int BLOCK, int UNIT, int VECS>
 void run_kernel(const Config& c, const Problem& p, const RowCut& cut, cudaStream_t stream) {
   if (cut.cf <= kVec<T>) {
-    run_instance<T, BLOCK, UNIT, VECS, true>(c, p, cut, stream);
+    run_window<T, BLOCK, UNIT, VECS, true>(c, p, cut, stream);
   } else {
-    run_instance<T, BLOCK, UNIT, VECS, false>(c, p, cut, stream);
+    run_window<T, BLOCK, UNIT, VECS, false>(c, p, cut, stream);
   }
 }
 
