@@ -253,8 +253,10 @@ __device__ __forceinline__ void direct_window_sums(int cf, const float (&prev)[V
 // matters for tiny, latency-bound calls, whose instructions come from a cold cache). So are WHOLE
 // launches, where every tile of every row is whole and 16-byte aligned (T a multiple of the tile,
 // x and out aligned): they compile no head, no partial tile and no scalar path. With those in the
-// one instance, aligned rows of 256 MB and more ran 1-2.5 % slower (session 13: the code grew,
-// and these kernels are sensitive to code size).
+// one instance, aligned rows of 256 MB and more ran 1-2.5 % slower than before heads existed
+// (session 13); as an instance of their own, 64x512x2048 cf=100 bf16 went from 80.2 to 73.0 us
+// and 8x512x16384 from 74.7 to 72.6 (best config, session 14 A/B against the kernel without
+// heads): the bf16 rows are issue-bound, and every check and branch left out counts.
 template <typename T, int BLOCK, int UNIT, int VECS, bool DIRECT, bool WHOLE>
 __global__ void __launch_bounds__(BLOCK)
     trailing_mean_kernel(const T* __restrict__ x, T* __restrict__ out, RowCut cut) {
@@ -297,9 +299,9 @@ __global__ void __launch_bounds__(BLOCK)
   // Work item w: segment w % nseg of row w / nseg.
   // A row whose length is not a multiple of V starts the rows after it off a 16-byte boundary
   // (T = 1500 bf16: every other row). Such a segment's first `head` < V elements, up to the next
-  // boundary, are computed element by element from global memory before its tiles (one thread per
-  // output, below), and its tiles start from there: every tile is then 16-byte aligned in x and
-  // out, so a tile's vector check is one compare. Without the head those rows took the scalar path
+  // boundary, are computed one output per thread before its tiles (below), and its tiles start
+  // from there: every tile is then 16-byte aligned in x and out, so a tile's vector check is one
+  // compare. Without the head those rows took the scalar path
   // throughout (B=64 D=512 T=1500 bf16: 2.0-2.3 TB/s against 3.4-3.5 for aligned rows of the same
   // size); as a tile of its own, the head cost block units with tiles longer than the row a second
   // pass over their tile (1.46-1.50x on that shape). `vectors`: x and out share the offset (else
@@ -319,11 +321,11 @@ __global__ void __launch_bounds__(BLOCK)
     const int64_t s1 = min64(cut.T, s0 + cut.seg_len);
     const T* const xr = x + row * cut.T;
     T* const outr = out + row * cut.T;
+    if constexpr (WHOLE) return Item{xr, outr, s0, s1, 0, 0u, true};  // no head; phase 0 is as good as s0
     const auto off_x = static_cast<unsigned>(reinterpret_cast<uintptr_t>(xr + s0) & 15u);
     const auto off_out = static_cast<unsigned>(reinterpret_cast<uintptr_t>(outr + s0) & 15u);
     const bool vectors = off_x == off_out && off_x % sizeof(T) == 0;
     const int head = vectors ? static_cast<int>(min64(((16u - off_x) & 15u) / sizeof(T), s1 - s0)) : 0;
-    if constexpr (WHOLE) return Item{xr, outr, s0, s1, 0, 0u, true};  // no head; phase 0 is as good as s0
     return Item{xr, outr, s0, s1, head, static_cast<uint32_t>(s0 + head), vectors};
   };
 
@@ -332,10 +334,13 @@ __global__ void __launch_bounds__(BLOCK)
   // into the first tile of the unit's next item (so short rows keep loads in flight too; the first
   // tile's loads also overlap the halo). A partial tile loads its whole vectors; the elements past
   // them (fewer than V, in one thread) and the tiles of a segment whose x and out differ in
-  // alignment take the scalar path when they are reached. A segment with no tile (all head)
-  // leaves next_vec false, so the tile after it takes the scalar path.
+  // alignment take the scalar path when they are reached. An item's head is loaded with its first
+  // tile (lane i of every warp: element i), so it costs no round trip of its own: loaded when it
+  // was reached, it cost short odd rows 18-21 % (session 14, 64x256x100 cf=256 and 128x256x250
+  // cf=16 bf16, whose rows are one item each).
   Raw<T> next[VECS];
   bool next_vec = false;
+  T next_head = from_float<T>(0.0f);
   auto prefetch = [&](const Item& it, int64_t t) {
     const int64_t left = it.s1 - t;
     next_vec = WHOLE || (it.vectors && left > 0);
@@ -347,11 +352,16 @@ __global__ void __launch_bounds__(BLOCK)
         *reinterpret_cast<uint4*>(&next[k]) = __ldg(reinterpret_cast<const uint4*>(it.xr + t + e0));
     }
   };
+  auto prefetch_item = [&](const Item& it) {
+    if constexpr (WHOLE) {
+      prefetch(it, it.s0);
+    } else {
+      prefetch(it, it.s0 + it.head);
+      if (lane < it.head) next_head = it.xr[it.s0 + lane];
+    }
+  };
   const int64_t stride = int64_t(gridDim.x) * kUnits;
-  if (int64_t(blockIdx.x) * kUnits + unit < cut.work) {
-    const Item first = item_at(int64_t(blockIdx.x) * kUnits + unit);
-    prefetch(first, first.s0 + first.head);
-  }
+  if (int64_t(blockIdx.x) * kUnits + unit < cut.work) prefetch_item(item_at(int64_t(blockIdx.x) * kUnits + unit));
 
   for (int64_t w = int64_t(blockIdx.x) * kUnits + unit; w < cut.work; w += stride) {
     const Item item = item_at(w);
@@ -362,6 +372,7 @@ __global__ void __launch_bounds__(BLOCK)
     // S(s0 - 1): the halo, summed in fp64 and (when the lag is served from the ring) placed there.
     double carry = 0.0;
     const int head = WHOLE ? 0 : item.head;
+    const T head_raw = next_head;  // lane i: element s0 + i (i < head), loaded with the first tile
     if (!direct && (s0 > 0 || head > 0)) {
       Ops::sync();  // the previous item's last tile has read the ring
       if (s0 > 0) {
@@ -377,14 +388,16 @@ __global__ void __launch_bounds__(BLOCK)
       }
       // The head: every thread forms the same running sum over it (the same bits in every thread,
       // so no barrier); thread i writes output i and its ring slot (published by the first tile's
-      // barrier, before any lag is read). All of its loads (L1 or L2 hits) are issued before the
-      // first add: a loop that waited for each in turn cost short odd rows up to 1.3x (session 13,
-      // 64x256x100 cf=256 bf16: 16.4 -> 21.6 us).
+      // barrier, before any lag is read). Its elements come from the lanes that loaded them; the
+      // lagged ones exist only for a segment past the row's first cf elements (s0 > 0, after a
+      // halo), and are all loaded before the first add: a loop that waited for each in turn cost
+      // short odd rows up to 1.3x (session 13, 64x256x100 cf=256 bf16: 16.4 -> 21.6 us).
       const T* const hx = xr + s0;
       float in[V - 1], lagged[V - 1];
 #pragma unroll
       for (int i = 0; i < V - 1; ++i) {
-        in[i] = i < head ? to_float(hx[i]) : 0.0f;
+        const float xi = to_float(__shfl_sync(kFullMask, head_raw, i));
+        in[i] = i < head ? xi : 0.0f;
         lagged[i] = i < head && s0 + i >= cf ? to_float(hx[i - cf]) : 0.0f;
       }
       double run = carry, mine = 0.0;
@@ -393,26 +406,28 @@ __global__ void __launch_bounds__(BLOCK)
         run += double(in[i]) - double(lagged[i]);
         if (i == tid) mine = run;
       }
-      if (tid < head) {
+      if (tid < head) {  // lane tid of warp 0, which holds element tid
         const int64_t t = s0 + tid;
-        const T raw = hx[tid];
-        if (lag_in_ring) ring[(static_cast<uint32_t>(t) - item.phase) & (kRing - 1)] = raw;
+        if (lag_in_ring) ring[(static_cast<uint32_t>(t) - item.phase) & (kRing - 1)] = head_raw;
         const float sum = static_cast<float>(mine);
         outr[t] = from_float<T>(t + 1 < cf ? sum / static_cast<float>(t + 1) : sum * inv_cf);
       }
       carry = run;
-    } else if (direct && tid < head) {
-      // The head of a direct window: one output per thread, its cf <= V terms from global memory,
-      // all loads issued before the first add (as above).
+    } else if (direct && head > 0) {
+      // The head of a direct window: thread i < head writes output i, its cf <= V terms from the
+      // lanes below it, or from global memory for those before a segment's start (s0 > 0).
       const int64_t t = s0 + tid;
       const int terms = static_cast<int>(min64(cf, t + 1));
-      float v[V];
-#pragma unroll
-      for (int j = 0; j < V; ++j) v[j] = j < terms ? to_float(xr[t - j]) : 0.0f;
       float sum = 0.0f;
 #pragma unroll
-      for (int j = 0; j < V; ++j) sum += v[j];
-      outr[t] = from_float<T>(terms < cf ? sum / static_cast<float>(terms) : sum * inv_cf);
+      for (int j = 0; j < V; ++j) {
+        const float below = to_float(__shfl_sync(kFullMask, head_raw, (lane - j) & 31));
+        if (tid < head && j < terms) sum += lane >= j ? below : to_float(xr[t - j]);
+      }
+      if (tid < head) outr[t] = from_float<T>(terms < cf ? sum / static_cast<float>(terms) : sum * inv_cf);
+    }
+    if (!WHOLE && s0 + head >= s1 && w + stride < cut.work) {
+      prefetch_item(item_at(w + stride));  // an item with no tile: the following item's loads, here
     }
 
     for (int64_t t0 = s0 + head; t0 < s1; t0 += kTile) {
@@ -424,8 +439,7 @@ __global__ void __launch_bounds__(BLOCK)
       if (t0 + kTile < s1) {
         prefetch(item, t0 + kTile);
       } else if (w + stride < cut.work) {
-        const Item following = item_at(w + stride);
-        prefetch(following, following.s0 + (WHOLE ? 0 : following.head));
+        prefetch_item(item_at(w + stride));
       } else {
         next_vec = false;
       }
