@@ -159,6 +159,7 @@ std::vector<nlohmann::json> trailing_test_shapes() {
       // Rows whose byte length is not a multiple of 16 start the rows after them off a 16-byte
       // boundary: their heads (elements before the first boundary) and partial tiles.
       {{"B", 4}, {"D", 3}, {"T", 1501}, {"cf", 100}},                    // odd rows, running window
+      {{"B", 8}, {"D", 4}, {"T", 101}, {"cf", 20}},                      // odd rows under kHeadRowBytes
       {{"B", 4}, {"D", 3}, {"T", 1501}, {"cf", 3}},                      // odd rows, direct window
       {{"B", 2}, {"D", 2}, {"T", 9001}, {"cf", 700}},                    // odd rows, segments, lag past small tiles
       {{"B", 5}, {"D", 3}, {"T", 3}, {"cf", 2}},                         // rows shorter than a head

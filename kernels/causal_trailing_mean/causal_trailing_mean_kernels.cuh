@@ -301,12 +301,16 @@ __global__ void __launch_bounds__(BLOCK)
   // (T = 1500 bf16: every other row). Such a segment's first `head` < V elements, up to the next
   // boundary, are computed one output per thread before its tiles (below), and its tiles start
   // from there: every tile is then 16-byte aligned in x and out, so a tile's vector check is one
-  // compare. Without the head those rows took the scalar path
-  // throughout (B=64 D=512 T=1500 bf16: 2.0-2.3 TB/s against 3.4-3.5 for aligned rows of the same
-  // size); as a tile of its own, the head cost block units with tiles longer than the row a second
-  // pass over their tile (1.46-1.50x on that shape). `vectors`: x and out share the offset (else
-  // every tile is scalar and head = 0). `phase` = s0 + head, the element at ring position 0, so a
-  // tile's ring slots are vector-aligned too (ring position of element t = (t - phase) mod kRing).
+  // compare. Without heads those rows took the scalar path throughout (B=64 D=512 T=1500 bf16:
+  // 2.0-2.3 TB/s against 3.4-3.5 for aligned rows of the same size; as a tile of its own, the
+  // head cost block units with tiles longer than the row a second pass over their tile). But a
+  // running window's head cost short rows more than their vectors saved (session 14, best config
+  // against the scalar path: T = 100, 250 and 500 bf16 at 1.22, 1.21 and 1.05x, T = 1500 at
+  // 0.78x; loading heads ahead or summing them in fp32 changed nothing, and the partial tiles'
+  // vectors were not the cost), so rows under kHeadRowBytes keep the scalar path there.
+  // `vectors`: x and out share the offset and a head is taken where one is needed (else every
+  // tile is scalar and head = 0). `phase` = s0 + head, the element at ring position 0, so a tile's
+  // ring slots are vector-aligned too (ring position of element t = (t - phase) mod kRing).
   struct Item {
     const T* xr;
     T* outr;
@@ -315,6 +319,8 @@ __global__ void __launch_bounds__(BLOCK)
     uint32_t phase;
     bool vectors;
   };
+  constexpr int64_t kHeadRowBytes = 2048;
+  const bool heads = DIRECT || cut.T * int64_t{sizeof(T)} >= kHeadRowBytes;  // direct heads measured cheap
   auto item_at = [&](int64_t w) {
     const int64_t row = cut.nseg == 1 ? w : w / cut.nseg;  // whole rows skip the 64-bit division
     const int64_t s0 = (w - row * cut.nseg) * cut.seg_len;
@@ -324,7 +330,7 @@ __global__ void __launch_bounds__(BLOCK)
     if constexpr (WHOLE) return Item{xr, outr, s0, s1, 0, 0u, true};  // no head; phase 0 is as good as s0
     const auto off_x = static_cast<unsigned>(reinterpret_cast<uintptr_t>(xr + s0) & 15u);
     const auto off_out = static_cast<unsigned>(reinterpret_cast<uintptr_t>(outr + s0) & 15u);
-    const bool vectors = off_x == off_out && off_x % sizeof(T) == 0;
+    const bool vectors = off_x == off_out && off_x % sizeof(T) == 0 && (off_x == 0 || heads);
     const int head = vectors ? static_cast<int>(min64(((16u - off_x) & 15u) / sizeof(T), s1 - s0)) : 0;
     return Item{xr, outr, s0, s1, head, static_cast<uint32_t>(s0 + head), vectors};
   };
