@@ -28,12 +28,12 @@
 //   8 configs, tree depth 2 (max depth 2 and min leaf 16 from cross-validation)
 // causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 278 shapes
 //   database configs/sm90/causal_trailing_mean.json
-//   sha256 902ca756aa8697ad1cff608c573c3d56887ebcff930b883254d618a3527ceadb
-//   kernel source c73c14132a63cd91ca2d7fe5629cb37b0c9ae85fcd40c270ea8e08f3dd50580d
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0601, p95 1.1984, max 1.7171
-//   best single config warp.t128.v1.s4: geomean 1.2017
-//   default config block.t256.v1.s16: geomean 1.5113
-//   12 configs, tree depth 8 (max depth 10 and min leaf 2 from cross-validation)
+//   sha256 5524ce7b991263e0f07892b487e3a0a11f0618f42c6b75b1965c14bcd624c930
+//   kernel source 1a32c80b3306a0f4131902d3bdbcf3e6d538769af170d0dec436382870a40836
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0569, p95 1.1619, max 1.4498
+//   best single config warp.t128.v2.s4: geomean 1.2080
+//   default config block.t256.v1.s16: geomean 1.4908
+//   16 configs, tree depth 7 (max depth 7 and min leaf 4 from cross-validation)
 // clang-format off
 #pragma once
 
@@ -463,98 +463,102 @@ struct causal_trailing_mean {
       "row_bytes",
   };
   // The configs the tree may pick; the comment is each one's id.
-  static constexpr std::array<aotune::causal_trailing_mean::Config, 12> configs = {{
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 0: warp.t128.v1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 1: warp.t128.v1.s16
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = false},  // 2: warp.t128.v2.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 3: warp.t128.v2.s4
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 4: warp.t256.v1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 4, .persistent = true},  // 5: block.t128.v1.s4.p
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = true},  // 6: block.t128.v2.s4.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 16, .persistent = true},  // 7: warp.t128.v2.s16.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 4, .persistent = true},  // 8: warp.t256.v1.s4.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 4, .seg_tiles = 4, .persistent = true},  // 9: warp.t256.v4.s4.p
-      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 10: thread.t128
-      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 11: thread.t256
+  static constexpr std::array<aotune::causal_trailing_mean::Config, 16> configs = {{
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 0: block.t128.v1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 1: block.t128.v1.s16
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 2: block.t128.v2.s4
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 3: warp.t128.v1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 4: warp.t128.v1.s16
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = false},  // 5: warp.t128.v2.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 6: warp.t128.v2.s4
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 7: warp.t256.v1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = true},  // 8: block.t128.v2.s1.p
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 1, .seg_tiles = 4, .persistent = true},  // 9: block.t256.v1.s4.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 16, .persistent = true},  // 10: warp.t256.v1.s16.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 2, .seg_tiles = 1, .persistent = true},  // 11: warp.t256.v2.s1.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 4, .seg_tiles = 4, .persistent = true},  // 12: warp.t256.v4.s4.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 4, .seg_tiles = 16, .persistent = true},  // 13: warp.t256.v4.s16.p
+      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 14: thread.t128
+      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 15: thread.t256
   }};
-  static constexpr std::array<std::string_view, 12> config_ids = {
+  static constexpr std::array<std::string_view, 16> config_ids = {
+      "block.t128.v1.s1",
+      "block.t128.v1.s16",
+      "block.t128.v2.s4",
       "warp.t128.v1.s1",
       "warp.t128.v1.s16",
       "warp.t128.v2.s1",
       "warp.t128.v2.s4",
       "warp.t256.v1.s1",
-      "block.t128.v1.s4.p",
-      "block.t128.v2.s4.p",
-      "warp.t128.v2.s16.p",
-      "warp.t256.v1.s4.p",
+      "block.t128.v2.s1.p",
+      "block.t256.v1.s4.p",
+      "warp.t256.v1.s16.p",
+      "warp.t256.v2.s1.p",
       "warp.t256.v4.s4.p",
+      "warp.t256.v4.s16.p",
       "thread.t128",
       "thread.t256",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 57> tree = {{
-      {6, 1, 32, 14654295.097342622},  // 0: total_bytes < 1.46543e+07 ? 1 : 32
-      {5, 2, 11, 45794.672179195695},  // 1: elems < 45794.7 ? 2 : 11
-      {3, 3, 6, 90.50966799187809},  // 2: cf < 90.5097 ? 3 : 6
-      {7, 4, 5, 282.842712474619},  // 3: row_bytes < 282.843 ? 4 : 5
-      {-1, 0, 12, 0.0},  // 4: leaf: thread.t256, thread.t128, warp.t128.v1.s16, warp.t128.v1.s1, warp.t256.v1.s4.p, block.t128.v1.s4.p, warp.t256.v1.s1, block.t128.v2.s4.p, warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t128.v2.s1, warp.t256.v4.s4.p
-      {-1, 12, 12, 0.0},  // 5: leaf: thread.t128, thread.t256, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1, block.t128.v1.s4.p, block.t128.v2.s4.p, warp.t256.v1.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p, warp.t128.v2.s16.p
-      {6, 7, 10, 57243.340223994615},  // 6: total_bytes < 57243.3 ? 7 : 10
-      {5, 8, 9, 316.2277660168379},  // 7: elems < 316.228 ? 8 : 9
-      {-1, 24, 10, 0.0},  // 8: leaf: warp.t128.v1.s16, warp.t256.v1.s4.p, warp.t256.v1.s1, block.t128.v1.s4.p, warp.t128.v1.s1, block.t128.v2.s4.p, warp.t128.v2.s1, warp.t128.v2.s4, warp.t128.v2.s16.p, warp.t256.v4.s4.p
-      {-1, 34, 10, 0.0},  // 9: leaf: warp.t256.v1.s1, warp.t128.v1.s1, block.t128.v1.s4.p, warp.t128.v2.s1, warp.t256.v1.s4.p, block.t128.v2.s4.p, warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v2.s16.p, warp.t256.v4.s4.p
-      {-1, 44, 10, 0.0},  // 10: leaf: warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s1, block.t128.v1.s4.p, warp.t256.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s16.p
-      {5, 12, 27, 1831786.8871678277},  // 11: elems < 1.83179e+06 ? 12 : 27
-      {6, 13, 24, 7327147.548671311},  // 12: total_bytes < 7.32715e+06 ? 13 : 24
-      {2, 14, 21, 223.60679774997897},  // 13: T < 223.607 ? 14 : 21
-      {3, 15, 16, 8.000000000000002},  // 14: cf < 8 ? 15 : 16
-      {-1, 54, 12, 0.0},  // 15: leaf: thread.t256, thread.t128, warp.t128.v1.s1, warp.t128.v1.s16, warp.t256.v1.s1, warp.t256.v1.s4.p, warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t128.v2.s1, warp.t256.v4.s4.p, block.t128.v1.s4.p, block.t128.v2.s4.p
-      {1, 17, 20, 4096.0},  // 16: rows < 4096 ? 17 : 20
-      {3, 18, 19, 90.50966799187809},  // 17: cf < 90.5097 ? 18 : 19
-      {-1, 66, 12, 0.0},  // 18: leaf: thread.t128, thread.t256, warp.t128.v1.s16, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v1.s4.p, warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t128.v2.s1, block.t128.v1.s4.p, warp.t256.v4.s4.p, block.t128.v2.s4.p
-      {-1, 78, 10, 0.0},  // 19: leaf: warp.t256.v1.s1, warp.t128.v1.s1, warp.t256.v1.s4.p, warp.t128.v1.s16, block.t128.v1.s4.p, warp.t128.v2.s1, warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v2.s4.p
-      {-1, 88, 10, 0.0},  // 20: leaf: warp.t128.v1.s1, warp.t128.v1.s16, warp.t256.v1.s1, warp.t256.v1.s4.p, warp.t128.v2.s16.p, warp.t128.v2.s1, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s4.p, block.t128.v2.s4.p
-      {6, 22, 23, 6345495.914426232},  // 21: total_bytes < 6.3455e+06 ? 22 : 23
-      {-1, 98, 10, 0.0},  // 22: leaf: warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1, block.t128.v1.s4.p, warp.t256.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s16.p
-      {-1, 108, 10, 0.0},  // 23: leaf: warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1, block.t128.v1.s4.p, warp.t256.v1.s4.p, warp.t128.v2.s4, block.t128.v2.s4.p, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s16.p
-      {1, 25, 26, 5792.618751480198},  // 24: rows < 5792.62 ? 25 : 26
-      {-1, 118, 10, 0.0},  // 25: leaf: warp.t128.v2.s1, block.t128.v1.s4.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v1.s4.p, warp.t128.v2.s4, block.t128.v2.s4.p, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s16.p
-      {-1, 128, 10, 0.0},  // 26: leaf: warp.t256.v1.s4.p, warp.t128.v1.s16, warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1, warp.t128.v2.s4, warp.t128.v2.s16.p, warp.t256.v4.s4.p, block.t128.v1.s4.p, block.t128.v2.s4.p
-      {1, 28, 31, 1448.1546878700494},  // 27: rows < 1448.15 ? 28 : 31
-      {1, 29, 30, 512.0},  // 28: rows < 512 ? 29 : 30
-      {-1, 138, 10, 0.0},  // 29: leaf: block.t128.v2.s4.p, warp.t128.v2.s4, warp.t256.v1.s4.p, block.t128.v1.s4.p, warp.t128.v1.s1, warp.t128.v2.s1, warp.t256.v1.s1, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s16.p
-      {-1, 148, 12, 0.0},  // 30: leaf: block.t128.v1.s4.p, warp.t256.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t256.v1.s1, warp.t128.v2.s1, warp.t128.v2.s16.p, warp.t128.v1.s1, warp.t128.v1.s16, thread.t256, thread.t128
-      {-1, 160, 10, 0.0},  // 31: leaf: warp.t256.v1.s4.p, warp.t128.v1.s16, warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t128.v2.s1, block.t128.v1.s4.p, warp.t256.v4.s4.p, block.t128.v2.s4.p
-      {7, 33, 36, 3464.101615137755},  // 32: row_bytes < 3464.1 ? 33 : 36
-      {5, 34, 35, 3547240.053901061},  // 33: elems < 3.54724e+06 ? 34 : 35
-      {-1, 170, 10, 0.0},  // 34: leaf: warp.t128.v2.s4, warp.t128.v2.s16.p, warp.t256.v1.s4.p, warp.t128.v1.s16, warp.t128.v2.s1, warp.t256.v4.s4.p, block.t128.v1.s4.p, warp.t256.v1.s1, warp.t128.v1.s1, block.t128.v2.s4.p
-      {-1, 180, 10, 0.0},  // 35: leaf: warp.t128.v1.s16, warp.t256.v1.s4.p, warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s4.p, block.t128.v1.s4.p, block.t128.v2.s4.p
-      {0, 37, 52, 2.8284271247461903},  // 36: elem_bytes < 2.82843 ? 37 : 52
-      {2, 38, 43, 3505.4243680330633},  // 37: T < 3505.42 ? 38 : 43
-      {2, 39, 42, 2478.7093415727472},  // 38: T < 2478.71 ? 39 : 42
-      {3, 40, 41, 9.797958971132713},  // 39: cf < 9.79796 ? 40 : 41
-      {-1, 190, 12, 0.0},  // 40: leaf: warp.t256.v4.s4.p, warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t256.v1.s4.p, warp.t128.v1.s16, block.t128.v2.s4.p, block.t128.v1.s4.p, warp.t128.v2.s1, warp.t256.v1.s1, warp.t128.v1.s1, thread.t256, thread.t128
-      {-1, 202, 10, 0.0},  // 41: leaf: warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p, block.t128.v2.s4.p, warp.t256.v1.s4.p, block.t128.v1.s4.p, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1
-      {-1, 212, 10, 0.0},  // 42: leaf: warp.t256.v1.s4.p, warp.t128.v1.s16, warp.t128.v2.s16.p, warp.t128.v2.s4, block.t128.v1.s4.p, warp.t128.v2.s1, warp.t256.v1.s1, warp.t128.v1.s1, warp.t256.v4.s4.p, block.t128.v2.s4.p
-      {5, 44, 45, 5931641.601515722},  // 43: elems < 5.93164e+06 ? 44 : 45
-      {-1, 222, 10, 0.0},  // 44: leaf: block.t128.v2.s4.p, warp.t256.v1.s4.p, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v2.s1, warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v1.s16, warp.t128.v2.s16.p
-      {3, 46, 47, 80.0},  // 45: cf < 80 ? 46 : 47
-      {-1, 232, 10, 0.0},  // 46: leaf: warp.t256.v4.s4.p, warp.t128.v2.s4, warp.t256.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s16.p, warp.t128.v1.s16, block.t128.v1.s4.p, warp.t128.v2.s1, warp.t256.v1.s1, warp.t128.v1.s1
-      {3, 48, 49, 160.0},  // 47: cf < 160 ? 48 : 49
-      {-1, 242, 10, 0.0},  // 48: leaf: block.t128.v2.s4.p, warp.t256.v4.s4.p, warp.t128.v2.s16.p, warp.t128.v2.s4, warp.t128.v1.s16, block.t128.v1.s4.p, warp.t256.v1.s4.p, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1
-      {2, 50, 51, 5792.618751480198},  // 49: T < 5792.62 ? 50 : 51
-      {-1, 252, 10, 0.0},  // 50: leaf: block.t128.v2.s4.p, warp.t256.v4.s4.p, warp.t128.v2.s4, warp.t128.v2.s16.p, warp.t128.v1.s16, block.t128.v1.s4.p, warp.t256.v1.s4.p, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1
-      {-1, 262, 10, 0.0},  // 51: leaf: warp.t256.v4.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t128.v2.s16.p, warp.t128.v1.s16, warp.t256.v1.s4.p, block.t128.v1.s4.p, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1
-      {5, 53, 56, 2538198.365770493},  // 52: elems < 2.5382e+06 ? 53 : 56
-      {3, 54, 55, 22.627416997969522},  // 53: cf < 22.6274 ? 54 : 55
-      {-1, 272, 12, 0.0},  // 54: leaf: warp.t128.v2.s1, block.t128.v1.s4.p, warp.t256.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t128.v1.s1, warp.t256.v4.s4.p, warp.t256.v1.s1, warp.t128.v1.s16, thread.t256, thread.t128, warp.t128.v2.s16.p
-      {-1, 284, 10, 0.0},  // 55: leaf: block.t128.v2.s4.p, warp.t128.v2.s1, warp.t128.v2.s4, block.t128.v1.s4.p, warp.t256.v1.s4.p, warp.t256.v4.s4.p, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v1.s16, warp.t128.v2.s16.p
-      {-1, 294, 10, 0.0},  // 56: leaf: warp.t128.v2.s4, warp.t128.v2.s16.p, warp.t256.v4.s4.p, block.t128.v2.s4.p, warp.t128.v1.s16, block.t128.v1.s4.p, warp.t256.v1.s4.p, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1
+  static constexpr std::array<aotune::heuristics::TreeNode, 53> tree = {{
+      {6, 1, 30, 7327147.548671311},  // 0: total_bytes < 7.32715e+06 ? 1 : 30
+      {3, 2, 7, 2.8284271247461903},  // 1: cf < 2.82843 ? 2 : 7
+      {2, 3, 6, 2862.167011199731},  // 2: T < 2862.17 ? 3 : 6
+      {6, 4, 5, 7155.417527999327},  // 3: total_bytes < 7155.42 ? 4 : 5
+      {-1, 0, 16, 0.0},  // 4: leaf: thread.t128, thread.t256, block.t128.v1.s1, block.t128.v1.s16, warp.t128.v1.s1, warp.t256.v1.s1, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v2.s1, block.t128.v2.s1.p, warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t256.v4.s16.p
+      {-1, 16, 16, 0.0},  // 5: leaf: thread.t256, thread.t128, warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1, warp.t256.v2.s1.p, block.t128.v1.s1, block.t128.v1.s16, block.t128.v2.s1.p, warp.t128.v2.s4, block.t128.v2.s4, block.t256.v1.s4.p, warp.t256.v1.s16.p, warp.t128.v1.s16, warp.t256.v4.s16.p, warp.t256.v4.s4.p
+      {-1, 32, 16, 0.0},  // 6: leaf: block.t128.v1.s1, block.t128.v2.s1.p, warp.t128.v1.s1, warp.t128.v2.s1, warp.t256.v1.s1, warp.t256.v2.s1.p, thread.t256, thread.t128, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t256.v1.s16.p, warp.t128.v1.s16, warp.t256.v4.s16.p
+      {6, 8, 15, 163840.00000000003},  // 7: total_bytes < 163840 ? 8 : 15
+      {3, 9, 12, 90.50966799187809},  // 8: cf < 90.5097 ? 9 : 12
+      {2, 10, 11, 316.2277660168379},  // 9: T < 316.228 ? 10 : 11
+      {-1, 48, 16, 0.0},  // 10: leaf: thread.t128, thread.t256, warp.t128.v1.s1, warp.t256.v1.s16.p, warp.t128.v1.s16, block.t128.v1.s16, block.t128.v1.s1, warp.t256.v1.s1, block.t256.v1.s4.p, block.t128.v2.s4, block.t128.v2.s1.p, warp.t128.v2.s1, warp.t128.v2.s4, warp.t256.v2.s1.p, warp.t256.v4.s16.p, warp.t256.v4.s4.p
+      {-1, 64, 16, 0.0},  // 11: leaf: thread.t256, thread.t128, warp.t128.v1.s1, block.t128.v1.s1, warp.t256.v1.s1, warp.t256.v2.s1.p, block.t128.v2.s1.p, warp.t128.v2.s1, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v2.s4, block.t128.v1.s16, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v4.s16.p
+      {7, 13, 14, 282.842712474619},  // 12: row_bytes < 282.843 ? 13 : 14
+      {-1, 80, 14, 0.0},  // 13: leaf: warp.t128.v1.s16, warp.t256.v1.s1, warp.t256.v1.s16.p, block.t128.v1.s1, block.t128.v1.s16, block.t256.v1.s4.p, warp.t128.v1.s1, warp.t128.v2.s1, warp.t128.v2.s4, block.t128.v2.s4, block.t128.v2.s1.p, warp.t256.v2.s1.p, warp.t256.v4.s16.p, warp.t256.v4.s4.p
+      {-1, 94, 14, 0.0},  // 14: leaf: warp.t128.v1.s1, block.t128.v1.s1, warp.t256.v1.s1, block.t128.v2.s1.p, block.t256.v1.s4.p, warp.t128.v2.s1, warp.t256.v2.s1.p, block.t128.v2.s4, block.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t256.v1.s16.p, warp.t128.v1.s16, warp.t256.v4.s16.p
+      {7, 16, 19, 1414.213562373095},  // 15: row_bytes < 1414.21 ? 16 : 19
+      {1, 17, 18, 512.0},  // 16: rows < 512 ? 17 : 18
+      {-1, 108, 14, 0.0},  // 17: leaf: block.t128.v1.s1, block.t128.v1.s16, warp.t256.v1.s1, warp.t256.v1.s16.p, warp.t128.v1.s1, warp.t128.v2.s1, block.t128.v2.s1.p, warp.t128.v1.s16, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v2.s1.p, warp.t256.v4.s16.p, warp.t256.v4.s4.p
+      {-1, 122, 14, 0.0},  // 18: leaf: warp.t128.v1.s1, warp.t128.v1.s16, warp.t256.v1.s1, warp.t256.v1.s16.p, warp.t128.v2.s4, warp.t128.v2.s1, warp.t256.v2.s1.p, block.t128.v1.s16, block.t128.v1.s1, warp.t256.v4.s16.p, warp.t256.v4.s4.p, block.t128.v2.s4, block.t128.v2.s1.p, block.t256.v1.s4.p
+      {5, 20, 27, 634549.5914426233},  // 19: elems < 634550 ? 20 : 27
+      {2, 21, 24, 3505.4243680330633},  // 20: T < 3505.42 ? 21 : 24
+      {1, 22, 23, 128.0},  // 21: rows < 128 ? 22 : 23
+      {-1, 136, 14, 0.0},  // 22: leaf: warp.t128.v1.s1, block.t256.v1.s4.p, block.t128.v1.s1, warp.t256.v1.s1, block.t128.v2.s4, block.t128.v1.s16, warp.t256.v2.s1.p, block.t128.v2.s1.p, warp.t128.v2.s1, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t256.v4.s16.p, warp.t128.v1.s16, warp.t256.v1.s16.p
+      {-1, 150, 14, 0.0},  // 23: leaf: block.t128.v1.s1, warp.t256.v1.s1, block.t128.v2.s1.p, warp.t128.v1.s1, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v2.s1, block.t128.v1.s16, warp.t256.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s16.p, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t256.v1.s16.p
+      {1, 25, 26, 45.254833995939045},  // 24: rows < 45.2548 ? 25 : 26
+      {-1, 164, 14, 0.0},  // 25: leaf: warp.t256.v1.s1, block.t128.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1, block.t128.v2.s1.p, warp.t256.v2.s1.p, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v4.s16.p
+      {-1, 178, 14, 0.0},  // 26: leaf: block.t128.v2.s1.p, warp.t256.v2.s1.p, warp.t256.v1.s1, warp.t128.v1.s1, block.t128.v1.s1, warp.t128.v2.s1, block.t256.v1.s4.p, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v4.s16.p
+      {0, 28, 29, 2.8284271247461903},  // 27: elem_bytes < 2.82843 ? 28 : 29
+      {-1, 192, 14, 0.0},  // 28: leaf: warp.t256.v2.s1.p, block.t128.v1.s1, warp.t128.v2.s1, warp.t256.v1.s1, warp.t128.v1.s1, block.t128.v2.s1.p, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v4.s16.p
+      {-1, 206, 14, 0.0},  // 29: leaf: block.t128.v2.s1.p, warp.t128.v2.s1, warp.t256.v2.s1.p, warp.t128.v1.s1, block.t256.v1.s4.p, warp.t256.v1.s1, block.t128.v1.s1, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v4.s16.p
+      {7, 31, 34, 3464.101615137755},  // 30: row_bytes < 3464.1 ? 31 : 34
+      {1, 32, 33, 2896.309375740099},  // 31: rows < 2896.31 ? 32 : 33
+      {-1, 220, 14, 0.0},  // 32: leaf: warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t256.v4.s16.p, warp.t256.v2.s1.p, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1, block.t128.v2.s4, block.t128.v1.s1, block.t128.v2.s1.p, block.t256.v1.s4.p
+      {-1, 234, 14, 0.0},  // 33: leaf: warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t128.v2.s4, warp.t256.v2.s1.p, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s16.p, warp.t256.v4.s4.p, block.t128.v1.s16, block.t128.v1.s1, block.t128.v2.s4, block.t128.v2.s1.p, block.t256.v1.s4.p
+      {5, 35, 40, 3589554.552865857},  // 34: elems < 3.58955e+06 ? 35 : 40
+      {1, 36, 39, 512.0},  // 35: rows < 512 ? 36 : 39
+      {1, 37, 38, 45.254833995939045},  // 36: rows < 45.2548 ? 37 : 38
+      {-1, 248, 14, 0.0},  // 37: leaf: warp.t256.v2.s1.p, warp.t128.v2.s1, block.t128.v2.s1.p, block.t256.v1.s4.p, warp.t128.v1.s1, block.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v4.s16.p
+      {-1, 262, 14, 0.0},  // 38: leaf: warp.t128.v2.s1, block.t128.v2.s1.p, warp.t256.v2.s1.p, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v2.s4, block.t128.v1.s1, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t256.v1.s16.p, warp.t128.v1.s16, warp.t256.v4.s16.p
+      {-1, 276, 14, 0.0},  // 39: leaf: block.t128.v1.s16, warp.t256.v4.s16.p, warp.t256.v4.s4.p, warp.t128.v2.s1, block.t128.v2.s4, warp.t256.v2.s1.p, block.t128.v2.s1.p, warp.t128.v2.s4, block.t256.v1.s4.p, block.t128.v1.s1, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v1.s16, warp.t256.v1.s16.p
+      {7, 41, 50, 9914.837366290989},  // 40: row_bytes < 9914.84 ? 41 : 50
+      {3, 42, 47, 9.797958971132713},  // 41: cf < 9.79796 ? 42 : 47
+      {2, 43, 46, 2478.7093415727472},  // 42: T < 2478.71 ? 43 : 46
+      {0, 44, 45, 2.8284271247461903},  // 43: elem_bytes < 2.82843 ? 44 : 45
+      {-1, 290, 16, 0.0},  // 44: leaf: warp.t256.v4.s4.p, warp.t256.v4.s16.p, warp.t128.v2.s4, warp.t128.v1.s16, block.t128.v2.s1.p, block.t128.v1.s16, warp.t256.v1.s16.p, block.t256.v1.s4.p, warp.t256.v2.s1.p, block.t128.v2.s4, warp.t128.v2.s1, block.t128.v1.s1, warp.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
+      {-1, 306, 16, 0.0},  // 45: leaf: warp.t128.v2.s4, warp.t256.v4.s16.p, warp.t256.v4.s4.p, warp.t128.v2.s1, block.t128.v2.s4, warp.t128.v1.s16, block.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v2.s1.p, block.t128.v2.s1.p, block.t256.v1.s4.p, warp.t128.v1.s1, block.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
+      {-1, 322, 16, 0.0},  // 46: leaf: block.t128.v1.s16, warp.t256.v4.s16.p, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v1.s16.p, block.t256.v1.s4.p, block.t128.v2.s4, warp.t256.v2.s1.p, block.t128.v2.s1.p, warp.t128.v2.s1, block.t128.v1.s1, warp.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
+      {2, 48, 49, 2478.7093415727472},  // 47: T < 2478.71 ? 48 : 49
+      {-1, 338, 14, 0.0},  // 48: leaf: warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t256.v4.s16.p, warp.t256.v1.s16.p, block.t128.v1.s16, block.t128.v2.s1.p, block.t128.v2.s4, warp.t128.v2.s1, warp.t256.v2.s1.p, block.t256.v1.s4.p, block.t128.v1.s1, warp.t128.v1.s1, warp.t256.v1.s1
+      {-1, 352, 14, 0.0},  // 49: leaf: warp.t256.v4.s16.p, warp.t256.v4.s4.p, warp.t128.v2.s4, block.t128.v1.s16, warp.t128.v1.s16, warp.t256.v1.s16.p, block.t128.v2.s4, block.t256.v1.s4.p, warp.t128.v2.s1, warp.t256.v2.s1.p, block.t128.v2.s1.p, block.t128.v1.s1, warp.t128.v1.s1, warp.t256.v1.s1
+      {3, 51, 52, 113.13708498984761},  // 50: cf < 113.137 ? 51 : 52
+      {-1, 366, 14, 0.0},  // 51: leaf: block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t256.v4.s16.p, warp.t128.v1.s16, block.t256.v1.s4.p, warp.t256.v1.s16.p, warp.t128.v2.s1, block.t128.v2.s1.p, warp.t256.v2.s1.p, block.t128.v1.s1, warp.t128.v1.s1, warp.t256.v1.s1
+      {-1, 380, 14, 0.0},  // 52: leaf: warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t256.v4.s16.p, warp.t128.v1.s16, block.t256.v1.s4.p, warp.t256.v1.s16.p, warp.t128.v2.s1, block.t128.v2.s1.p, warp.t256.v2.s1.p, block.t128.v1.s1, warp.t128.v1.s1, warp.t256.v1.s1
   }};
-  static constexpr std::array<std::uint16_t, 304> leaf_configs = {11, 10, 1, 0, 8, 5, 4, 6, 7, 3, 2, 9, 10, 11, 0, 4, 2, 5, 6, 8, 3, 1, 9, 7, 1, 8, 4, 5, 0, 6, 2, 3, 7, 9, 4, 0, 5, 2, 8, 6, 1, 3, 7, 9, 0, 4, 2, 5, 8, 6, 3, 9, 1, 7, 11, 10, 0, 1, 4, 8, 7, 3, 2, 9, 5, 6, 10, 11, 1, 0, 4, 8, 7, 3, 2, 5, 9, 6, 4, 0, 8, 1, 5, 2, 7, 3, 9, 6, 0, 1, 4, 8, 7, 2, 3, 9, 5, 6, 4, 0, 2, 5, 8, 6, 3, 9, 1, 7, 2, 0, 4, 5, 8, 3, 6, 9, 1, 7, 2, 5, 0, 4, 8, 3, 6, 9, 1, 7, 8, 1, 4, 0, 2, 3, 7, 9, 5, 6, 6, 3, 8, 5, 0, 2, 4, 9, 1, 7, 5, 8, 6, 3, 9, 4, 2, 7, 0, 1, 11, 10, 8, 1, 4, 0, 7, 3, 2, 5, 9, 6, 3, 7, 8, 1, 2, 9, 5, 4, 0, 6, 1, 8, 7, 3, 2, 0, 4, 9, 5, 6, 9, 7, 3, 8, 1, 6, 5, 2, 4, 0, 11, 10, 7, 3, 1, 9, 6, 8, 5, 2, 0, 4, 8, 1, 7, 3, 5, 2, 4, 0, 9, 6, 6, 8, 5, 3, 9, 2, 4, 0, 1, 7, 9, 3, 8, 6, 7, 1, 5, 2, 4, 0, 6, 9, 7, 3, 1, 5, 8, 2, 0, 4, 6, 9, 3, 7, 1, 5, 8, 2, 0, 4, 9, 6, 3, 7, 1, 8, 5, 2, 0, 4, 2, 5, 8, 6, 3, 0, 9, 4, 1, 11, 10, 7, 6, 2, 3, 5, 8, 9, 0, 4, 1, 7, 3, 7, 9, 6, 1, 5, 8, 2, 0, 4};
+  static constexpr std::array<std::uint16_t, 394> leaf_configs = {14, 15, 0, 1, 3, 7, 9, 2, 5, 8, 4, 10, 11, 6, 12, 13, 15, 14, 7, 3, 5, 11, 0, 1, 8, 6, 2, 9, 10, 4, 13, 12, 0, 8, 3, 5, 7, 11, 15, 14, 9, 2, 6, 12, 1, 10, 4, 13, 14, 15, 3, 10, 4, 1, 0, 7, 9, 2, 8, 5, 6, 11, 13, 12, 15, 14, 3, 0, 7, 11, 8, 5, 9, 2, 6, 1, 12, 4, 10, 13, 4, 7, 10, 0, 1, 9, 3, 5, 6, 2, 8, 11, 13, 12, 3, 0, 7, 8, 9, 5, 11, 2, 1, 6, 12, 10, 4, 13, 0, 1, 7, 10, 3, 5, 8, 4, 9, 2, 6, 11, 13, 12, 3, 4, 7, 10, 6, 5, 11, 1, 0, 13, 12, 2, 8, 9, 3, 9, 0, 7, 2, 1, 11, 8, 5, 6, 12, 13, 4, 10, 0, 7, 8, 3, 9, 2, 5, 1, 11, 6, 13, 12, 4, 10, 7, 0, 3, 5, 8, 11, 9, 2, 6, 12, 1, 4, 10, 13, 8, 11, 7, 3, 0, 5, 9, 6, 2, 12, 1, 4, 10, 13, 11, 0, 5, 7, 3, 8, 9, 2, 6, 12, 1, 4, 10, 13, 8, 5, 11, 3, 9, 7, 0, 2, 6, 12, 1, 4, 10, 13, 6, 4, 10, 12, 1, 13, 11, 5, 3, 7, 2, 0, 8, 9, 4, 10, 6, 11, 5, 3, 7, 13, 12, 1, 0, 2, 8, 9, 11, 5, 8, 9, 3, 0, 7, 6, 2, 12, 1, 4, 10, 13, 5, 8, 11, 9, 2, 6, 0, 3, 7, 12, 1, 10, 4, 13, 1, 13, 12, 5, 2, 11, 8, 6, 9, 0, 3, 7, 4, 10, 12, 13, 6, 4, 8, 1, 10, 9, 11, 2, 5, 0, 3, 7, 15, 14, 6, 13, 12, 5, 2, 4, 1, 10, 11, 8, 9, 3, 0, 7, 15, 14, 1, 13, 12, 4, 6, 10, 9, 2, 11, 8, 5, 0, 3, 7, 15, 14, 6, 12, 4, 13, 10, 1, 8, 2, 5, 11, 9, 0, 3, 7, 13, 12, 6, 1, 4, 10, 2, 9, 5, 11, 8, 0, 3, 7, 2, 6, 12, 1, 13, 4, 9, 10, 5, 8, 11, 0, 3, 7, 6, 2, 12, 1, 13, 4, 9, 10, 5, 8, 11, 0, 3, 7};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 12> fallback = {8, 3, 2, 5, 0, 4, 6, 9, 1, 7, 11, 10};
+  static constexpr std::array<std::uint16_t, 16> fallback = {6, 5, 11, 2, 8, 12, 1, 3, 9, 0, 7, 4, 10, 13, 15, 14};
 };
 
 using kernels = aotune::heuristics::TableList<jagged_sum, jagged_mean, jagged_dense_add, causal_trailing_mean>;
