@@ -310,11 +310,12 @@ TEST(CausalTrailingMeanKernel, TestShapesCoverTheEdgeCasesInEveryDtype) {
     if (s.value("misalign", 0) == 3) seen.insert(dtype + " misalign 3");
     // Rows after the first off a 16-byte boundary (T * element size not a multiple of 16), with
     // tiles after the head, for the direct (cf <= 4) and the running window (cf > 8).
-    const int64_t vec = dtype == "f32" ? 4 : 8;
+    const int64_t elem_bytes = dtype == "f32" ? 4 : 2;
+    const int64_t vec = 16 / elem_bytes;
     if (rows >= 2 && T % vec != 0 && T > 2 * vec) {
       if (cf <= 4) seen.insert(dtype + " odd rows direct");
       // Running windows take heads only on rows of 2 KB or more (kHeadRowBytes in the kernel).
-      if (cf > 8) seen.insert(dtype + (T * (vec == 4 ? 4 : 2) >= 2048 ? " odd rows running" : " short odd rows running"));
+      if (cf > 8) seen.insert(dtype + (T * elem_bytes >= 2048 ? " odd rows running" : " short odd rows running"));
     }
     if (rows >= 2 && T < vec && T > 1) seen.insert(dtype + " rows shorter than a vector");
   }
