@@ -233,8 +233,10 @@ TEST(CausalTrailingMeanSupports, RejectsAConfigWithoutACompiledKernel) {
   EXPECT_FALSE(supports(Config{Unit::block, 256, 4, 17}, p).ok);  // past kMaxSegTiles
 }
 
-TEST(CausalTrailingMeanSupports, ThreadUnitTakesWindowsUpToItsLimitAndNamesTheWindowBeyond) {
-  const Config thread{Unit::thread, 128, 1, 1};
+TEST(CausalTrailingMeanSupports, ThreadAndFlatUnitsTakeWindowsUpToTheirLimitAndNameTheWindowBeyond) {
+  for (const Unit unit : {Unit::thread, Unit::flat}) {
+  SCOPED_TRACE(unit == Unit::thread ? "thread" : "flat");
+  const Config thread{unit, 128, 1, 1};
   Problem p = valid_problem();
   p.T = 4096;
   p.cf = detail::kMaxThreadWindow;
@@ -248,22 +250,26 @@ TEST(CausalTrailingMeanSupports, ThreadUnitTakesWindowsUpToItsLimitAndNamesTheWi
   p.cf = 100000;
   EXPECT_TRUE(supports(thread, p).ok);
   // No tiles or segments: only vecs 1, seg_tiles 1, not persistent has a kernel.
-  EXPECT_FALSE(supports(Config{Unit::thread, 128, 2, 1}, p).ok);
-  EXPECT_FALSE(supports(Config{Unit::thread, 128, 1, 4}, p).ok);
-  EXPECT_FALSE(supports(Config{Unit::thread, 128, 1, 1, true}, p).ok);
-  EXPECT_FALSE(supports(Config{Unit::thread, 64, 1, 1}, p).ok);
+  EXPECT_FALSE(supports(Config{unit, 128, 2, 1}, p).ok);
+  EXPECT_FALSE(supports(Config{unit, 128, 1, 4}, p).ok);
+  EXPECT_FALSE(supports(Config{unit, 128, 1, 1, true}, p).ok);
+  EXPECT_FALSE(supports(Config{unit, 64, 1, 1}, p).ok);
+  }
 }
 
-TEST(CausalTrailingMeanConfigSpace, ThreadUnitConfigsAreAppendedWithShortIdsThatRoundTrip) {
+TEST(CausalTrailingMeanConfigSpace, ThreadAndFlatUnitConfigsAreAppendedWithShortIdsThatRoundTrip) {
   const auto& space = config_space();
-  ASSERT_GE(space.size(), 2u);
-  // Appended after the scanning configs, so earlier database config numbers keep their meaning.
-  EXPECT_EQ(config_id(space[space.size() - 2]), "thread.t128");
-  EXPECT_EQ(config_id(space.back()), "thread.t256");
+  ASSERT_EQ(space.size(), 76u);
+  // Appended after the scanning configs (thread, then flat), so earlier database config numbers
+  // keep their meaning.
+  EXPECT_EQ(config_id(space[72]), "thread.t128");
+  EXPECT_EQ(config_id(space[73]), "thread.t256");
+  EXPECT_EQ(config_id(space[74]), "flat.t128");
+  EXPECT_EQ(config_id(space[75]), "flat.t256");
   for (const auto& c : space) {
-    if (c.unit != Unit::thread) continue;
+    if (c.unit != Unit::thread && c.unit != Unit::flat) continue;
     EXPECT_EQ(config_from_json(to_json(c)), c) << config_id(c);
-    EXPECT_EQ(to_json(c).at("unit"), "thread");
+    EXPECT_EQ(to_json(c).at("unit"), c.unit == Unit::thread ? "thread" : "flat");
   }
 }
 

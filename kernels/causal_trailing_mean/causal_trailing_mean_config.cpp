@@ -17,6 +17,7 @@ const char* unit_name(Unit u) {
     case Unit::block: return "block";
     case Unit::warp: return "warp";
     case Unit::thread: return "thread";
+    case Unit::flat: return "flat";
   }
   return "unknown";
 }
@@ -25,7 +26,8 @@ Unit parse_unit(const std::string& s) {
   if (s == "block") return Unit::block;
   if (s == "warp") return Unit::warp;
   if (s == "thread") return Unit::thread;
-  throw InvalidArgument("unknown causal_trailing_mean unit '" + s + "' (expected block, warp or thread)");
+  if (s == "flat") return Unit::flat;
+  throw InvalidArgument("unknown causal_trailing_mean unit '" + s + "' (expected block, warp, thread or flat)");
 }
 
 std::string pointer_text(const void* p) {
@@ -49,13 +51,15 @@ const std::vector<Config>& config_space() {
             for (int seg_tiles : {1, 4, 16}) s.push_back({unit, threads, vecs, seg_tiles, persistent});
     // Appended (indices are database config numbers): one thread per output, for tiny problems.
     for (int threads : {128, 256}) s.push_back({Unit::thread, threads, 1, 1, false});
+    // Appended: one thread per 16-byte vector of outputs over the flat array, for many short rows.
+    for (int threads : {128, 256}) s.push_back({Unit::flat, threads, 1, 1, false});
     return s;
   }();
   return space;
 }
 
 std::string config_id(const Config& c) {
-  if (c.unit == Unit::thread) return std::string(unit_name(c.unit)) + ".t" + std::to_string(c.threads);
+  if (detail::per_output_unit(c)) return std::string(unit_name(c.unit)) + ".t" + std::to_string(c.threads);
   return std::string(unit_name(c.unit)) + ".t" + std::to_string(c.threads) + ".v" +
          std::to_string(c.vecs) + ".s" + std::to_string(c.seg_tiles) + (c.persistent ? ".p" : "");
 }
@@ -110,17 +114,18 @@ void validate(const Problem& p) {
 Legality supports(const Config& c, const Problem& p) {
   if (!detail::has_instance(c)) {
     return Legality::no("no compiled kernel for " + config_id(c) +
-                        (c.unit == Unit::thread
+                        (detail::per_output_unit(c)
                              ? std::string(" (threads 128|256, vecs 1, seg_tiles 1)")
                              : " (threads 128|256, vecs 1|2|4, seg_tiles 1.." +
                                    std::to_string(detail::kMaxSegTiles) + ")"));
   }
   if (p.B == 0 || p.D == 0 || p.T == 0) return Legality::yes();  // nothing to launch
-  if (c.unit == Unit::thread) {
+  if (detail::per_output_unit(c)) {
     if (std::min(p.cf, p.T) > detail::kMaxThreadWindow) {
       return Legality::no("window min(cf,T)=" + std::to_string(std::min(p.cf, p.T)) +
-                          " exceeds " + std::to_string(detail::kMaxThreadWindow) +
-                          ", the most a thread-per-output config sums directly");
+                          " exceeds " + std::to_string(detail::kMaxThreadWindow) + ", the most a " +
+                          (c.unit == Unit::flat ? "flat" : "thread-per-output") +
+                          " config sums directly");
     }
     return Legality::yes();
   }

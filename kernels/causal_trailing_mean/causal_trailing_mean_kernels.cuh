@@ -139,6 +139,14 @@ __device__ __forceinline__ void store_streaming(T* p, const Raw<T>& r) {
   __stcs(reinterpret_cast<uint4*>(p), *reinterpret_cast<const uint4*>(&r));
 }
 
+// One 16-byte load through the read-only path; p is 16-byte aligned.
+template <typename T>
+__device__ __forceinline__ Raw<T> load_vector(const T* p) {
+  Raw<T> r;
+  *reinterpret_cast<uint4*>(&r) = __ldg(reinterpret_cast<const uint4*>(p));
+  return r;
+}
+
 // lagged[v] = ring element (i + v) as float, for a ring position i whose remainder i % V is the same
 // for every thread of the launch (i = t - cf with t a multiple of V, so OFF = (-cf) mod V): two
 // aligned 16-byte shared-memory reads and a funnel shift per word, where V scalar reads would each
@@ -686,6 +694,98 @@ void run_thread_instance(const Problem& p, cudaStream_t stream) {
   run_thread_window<T, BLOCK, 32>(p, stream);
 }
 
+// Flat unit: the [rows * T] array as one flat array, one thread per 16-byte vector of V outputs.
+// Its window terms come from its own vector and the W/V vectors before it (16-byte loads, mostly
+// L1 hits on the neighbouring lanes' own vectors), clipped at the row start (t = flat index mod
+// T): no work item per row, so rows much shorter than a tile cost no more than long ones, and
+// every load and store is one coalesced 16-byte access whatever T is (the scanning kernels walk
+// one short row per warp or block: 64x256x100 bf16 ran at 380 GB/s). Each output sums up to W
+// predicated terms, so long rows and wide windows are compute-bound here and the scanning units
+// win there (session 14 prototype, PERF.md). Requires x and out 16-byte aligned (run_flat_window
+// takes the thread kernel otherwise) and min(cf, T) <= W.
+template <typename T, int BLOCK, int W, typename Index>
+__global__ void __launch_bounds__(BLOCK)
+    trailing_mean_flat_kernel(const T* __restrict__ x, T* __restrict__ out, Index n, Index T_len, int cf) {
+  constexpr int V = kVec<T>;
+  static_assert(W % V == 0, "the window reaches back whole vectors");
+  const float inv_cf = 1.0f / static_cast<float>(cf);
+  const Index nvec = (n + V - 1) / V;
+  const Index stride = static_cast<Index>(gridDim.x) * BLOCK;
+  for (Index vec = static_cast<Index>(blockIdx.x) * BLOCK + threadIdx.x; vec < nvec; vec += stride) {
+    const Index i0 = vec * V;
+    float w[W + V];  // w[k] = x[i0 - W + k]; zeros before the array (never summed: clipped below)
+#pragma unroll
+    for (int p = 0; p < W / V; ++p) {
+      const Index back = static_cast<Index>(W - V * p);
+      float f[V] = {};
+      if (i0 >= back) unpack(load_vector(x + (i0 - back)), f);
+#pragma unroll
+      for (int j = 0; j < V; ++j) w[V * p + j] = f[j];
+    }
+    const bool whole = i0 + V <= n;
+    float f[V];
+    if (whole) {
+      unpack(load_vector(x + i0), f);
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) f[j] = i0 + j < n ? to_float(x[i0 + j]) : 0.0f;
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j) w[W + j] = f[j];
+    const Index t0 = i0 % T_len;
+    Raw<T> r;
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      Index t = t0 + v;
+      while (t >= T_len) t -= T_len;  // a vector may cross row starts (more than one when T < V)
+      const int terms = t + 1 < static_cast<Index>(cf) ? static_cast<int>(t + 1) : cf;
+      float s = 0.0f;
+#pragma unroll
+      for (int j = 0; j < W; ++j) s += j < terms ? w[W + v - j] : 0.0f;
+      r.v[v] = from_float<T>(terms < cf ? s / static_cast<float>(terms) : s * inv_cf);
+    }
+    if (whole) {
+      store_streaming(out + i0, r);
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        if (i0 + j < n) out[i0 + j] = r.v[j];
+      }
+    }
+  }
+}
+
+template <typename T, int BLOCK, int W>
+void run_flat_width(const Problem& p, cudaStream_t stream) {
+  constexpr int64_t V = kVec<T>;
+  const int64_t n = p.B * p.D * p.T;  // > 0, bounded by validate()
+  const int64_t nvec = (n + V - 1) / V;
+  const int64_t blocks = std::min<int64_t>((nvec + BLOCK - 1) / BLOCK, INT_MAX);
+  const int cf = static_cast<int>(std::min<int64_t>(p.cf, p.T + 1));  // as in run_thread_window
+  // 32-bit indices while no index can wrap: the last vector's i0 + V, and vec + stride, stay
+  // below 2^32 (as in run_thread_window, whose 64-bit modulo was a visible part of a 4 us call).
+  if (n + V + blocks * BLOCK * V <= int64_t{UINT32_MAX}) {
+    trailing_mean_flat_kernel<T, BLOCK, W, uint32_t><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
+        static_cast<const T*>(p.x), static_cast<T*>(p.out), static_cast<uint32_t>(n), static_cast<uint32_t>(p.T), cf);
+  } else {
+    trailing_mean_flat_kernel<T, BLOCK, W, int64_t><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
+        static_cast<const T*>(p.x), static_cast<T*>(p.out), n, p.T, cf);
+  }
+  AOTUNE_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T, int BLOCK>
+void run_flat_window(const Problem& p, cudaStream_t stream) {
+  static_assert(kMaxThreadWindow == 32, "the window instances below cover 1..kMaxThreadWindow");
+  const auto aligned = [](const void* q) { return (reinterpret_cast<uintptr_t>(q) & 15u) == 0; };
+  // Off a 16-byte boundary the flat array has no vectors: the thread kernel computes the same.
+  if (!aligned(p.x) || !aligned(p.out)) return run_thread_instance<T, BLOCK>(p, stream);
+  const int64_t window = std::min<int64_t>(p.cf, p.T);
+  if (window <= 8) return run_flat_width<T, BLOCK, 8>(p, stream);
+  if (window <= 16) return run_flat_width<T, BLOCK, 16>(p, stream);
+  run_flat_width<T, BLOCK, 32>(p, stream);
+}
+
 // Blocks of this instance resident on one SM (asked once per process and instance).
 template <typename T, int BLOCK, int UNIT, int VECS, bool DIRECT, bool WHOLE>
 int resident_blocks_per_sm() {
@@ -755,6 +855,13 @@ void launch_typed(const Config& c, const Problem& p, cudaStream_t stream) {
     switch (c.threads) {
       case 128: return run_thread_instance<T, 128>(p, stream);
       case 256: return run_thread_instance<T, 256>(p, stream);
+      default: no_instance(c);
+    }
+  }
+  if (c.unit == Unit::flat) {
+    switch (c.threads) {
+      case 128: return run_flat_window<T, 128>(p, stream);
+      case 256: return run_flat_window<T, 256>(p, stream);
       default: no_instance(c);
     }
   }

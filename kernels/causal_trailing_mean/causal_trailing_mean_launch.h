@@ -19,9 +19,12 @@ constexpr int64_t kMaxHaloRatio = 16;
 // the error independently of T.
 constexpr int kMaxSegTiles = 16;
 
-// The widest window a thread-unit config sums term by term: each output costs min(cf, T) loads
-// and adds, and its rounding error stays within cf * eps * sum|window| like the direct path's.
+// The widest window a thread- or flat-unit config sums term by term: each output costs min(cf, T)
+// adds, and its rounding error stays within cf * eps * sum|window| like the direct path's.
 constexpr int64_t kMaxThreadWindow = 32;
+
+// Units with no tiles or segments (one output, or one vector of outputs, per thread).
+constexpr bool per_output_unit(const Config& c) { return c.unit == Unit::thread || c.unit == Unit::flat; }
 
 // Threads that scan one segment together: the whole block, or one warp (not used by thread units).
 constexpr int64_t unit_threads(const Config& c) { return c.unit == Unit::block ? c.threads : 32; }
@@ -45,7 +48,7 @@ constexpr bool always_legal(const Config& c) {
 // covers exactly these.
 constexpr bool has_instance(const Config& c) {
   const bool threads_ok = c.threads == 128 || c.threads == 256;
-  if (c.unit == Unit::thread) return threads_ok && c.vecs == 1 && c.seg_tiles == 1 && !c.persistent;
+  if (per_output_unit(c)) return threads_ok && c.vecs == 1 && c.seg_tiles == 1 && !c.persistent;
   const bool vecs_ok = c.vecs == 1 || c.vecs == 2 || c.vecs == 4;
   return threads_ok && vecs_ok && c.seg_tiles >= 1 && c.seg_tiles <= kMaxSegTiles;
 }
