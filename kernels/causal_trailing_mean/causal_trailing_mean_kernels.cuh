@@ -349,9 +349,8 @@ __global__ void __launch_bounds__(BLOCK)
   // tile's loads also overlap the halo). A partial tile loads its whole vectors; the elements past
   // them (fewer than V, in one thread) and the tiles of a segment whose x and out differ in
   // alignment take the scalar path when they are reached. An item's head is loaded with its first
-  // tile (lane i of every warp: element i), so it costs no round trip of its own: loaded when it
-  // was reached, it cost short odd rows 18-21 % (session 14, 64x256x100 cf=256 and 128x256x250
-  // cf=16 bf16, whose rows are one item each).
+  // tile (lane i of every warp: element i), so it costs no round trip of its own. (That did not
+  // cure short odd rows: loaded when reached or ahead, heads cost them 18-22 %, see kHeadRowBytes.)
   Raw<T> next[VECS];
   bool next_vec = false;
   T next_head = from_float<T>(0.0f);
