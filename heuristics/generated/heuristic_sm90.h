@@ -28,12 +28,12 @@
 //   8 configs, tree depth 2 (max depth 2 and min leaf 16 from cross-validation)
 // causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 278 shapes
 //   database configs/sm90/causal_trailing_mean.json
-//   sha256 5524ce7b991263e0f07892b487e3a0a11f0618f42c6b75b1965c14bcd624c930
-//   kernel source 1a32c80b3306a0f4131902d3bdbcf3e6d538769af170d0dec436382870a40836
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0569, p95 1.1619, max 1.4498
-//   best single config warp.t128.v2.s4: geomean 1.2080
-//   default config block.t256.v1.s16: geomean 1.4908
-//   16 configs, tree depth 7 (max depth 7 and min leaf 4 from cross-validation)
+//   sha256 144e262d3b5edbb1f687cdbfec4c68897dc6d6911b3a68586c333834f5f4162f
+//   kernel source dcc475009ac56993984c1fb73f0306fa09349d35b099fe151ab153a53872e636
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0641, p95 1.1909, max 2.4301
+//   best single config warp.t128.v2.s4: geomean 1.2077
+//   default config block.t256.v1.s16: geomean 1.4939
+//   12 configs, tree depth 8 (max depth 11 and min leaf 1 from cross-validation)
 // clang-format off
 #pragma once
 
@@ -463,102 +463,98 @@ struct causal_trailing_mean {
       "row_bytes",
   };
   // The configs the tree may pick; the comment is each one's id.
-  static constexpr std::array<aotune::causal_trailing_mean::Config, 16> configs = {{
+  static constexpr std::array<aotune::causal_trailing_mean::Config, 12> configs = {{
       {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 0: block.t128.v1.s1
       {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 1: block.t128.v1.s16
       {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 2: block.t128.v2.s4
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 3: warp.t128.v1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 3: block.t256.v1.s1
       {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 4: warp.t128.v1.s16
       {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = false},  // 5: warp.t128.v2.s1
       {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 6: warp.t128.v2.s4
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 7: warp.t256.v1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = true},  // 8: block.t128.v2.s1.p
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 1, .seg_tiles = 4, .persistent = true},  // 9: block.t256.v1.s4.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 16, .persistent = true},  // 10: warp.t256.v1.s16.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 2, .seg_tiles = 1, .persistent = true},  // 11: warp.t256.v2.s1.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 4, .seg_tiles = 4, .persistent = true},  // 12: warp.t256.v4.s4.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 4, .seg_tiles = 16, .persistent = true},  // 13: warp.t256.v4.s16.p
-      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 14: thread.t128
-      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 15: thread.t256
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = true},  // 7: warp.t256.v1.s1.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 4, .seg_tiles = 4, .persistent = true},  // 8: warp.t256.v4.s4.p
+      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 9: thread.t128
+      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 10: thread.t256
+      {.unit = aotune::causal_trailing_mean::Unit::flat, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 11: flat.t128
   }};
-  static constexpr std::array<std::string_view, 16> config_ids = {
+  static constexpr std::array<std::string_view, 12> config_ids = {
       "block.t128.v1.s1",
       "block.t128.v1.s16",
       "block.t128.v2.s4",
-      "warp.t128.v1.s1",
+      "block.t256.v1.s1",
       "warp.t128.v1.s16",
       "warp.t128.v2.s1",
       "warp.t128.v2.s4",
-      "warp.t256.v1.s1",
-      "block.t128.v2.s1.p",
-      "block.t256.v1.s4.p",
-      "warp.t256.v1.s16.p",
-      "warp.t256.v2.s1.p",
+      "warp.t256.v1.s1.p",
       "warp.t256.v4.s4.p",
-      "warp.t256.v4.s16.p",
       "thread.t128",
       "thread.t256",
+      "flat.t128",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 53> tree = {{
-      {6, 1, 30, 7327147.548671311},  // 0: total_bytes < 7.32715e+06 ? 1 : 30
-      {3, 2, 7, 2.8284271247461903},  // 1: cf < 2.82843 ? 2 : 7
-      {2, 3, 6, 2862.167011199731},  // 2: T < 2862.17 ? 3 : 6
-      {6, 4, 5, 7155.417527999327},  // 3: total_bytes < 7155.42 ? 4 : 5
-      {-1, 0, 16, 0.0},  // 4: leaf: thread.t128, thread.t256, block.t128.v1.s1, block.t128.v1.s16, warp.t128.v1.s1, warp.t256.v1.s1, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v2.s1, block.t128.v2.s1.p, warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t256.v4.s16.p
-      {-1, 16, 16, 0.0},  // 5: leaf: thread.t256, thread.t128, warp.t256.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1, warp.t256.v2.s1.p, block.t128.v1.s1, block.t128.v1.s16, block.t128.v2.s1.p, warp.t128.v2.s4, block.t128.v2.s4, block.t256.v1.s4.p, warp.t256.v1.s16.p, warp.t128.v1.s16, warp.t256.v4.s16.p, warp.t256.v4.s4.p
-      {-1, 32, 16, 0.0},  // 6: leaf: block.t128.v1.s1, block.t128.v2.s1.p, warp.t128.v1.s1, warp.t128.v2.s1, warp.t256.v1.s1, warp.t256.v2.s1.p, thread.t256, thread.t128, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t256.v1.s16.p, warp.t128.v1.s16, warp.t256.v4.s16.p
-      {6, 8, 15, 163840.00000000003},  // 7: total_bytes < 163840 ? 8 : 15
-      {3, 9, 12, 90.50966799187809},  // 8: cf < 90.5097 ? 9 : 12
-      {2, 10, 11, 316.2277660168379},  // 9: T < 316.228 ? 10 : 11
-      {-1, 48, 16, 0.0},  // 10: leaf: thread.t128, thread.t256, warp.t128.v1.s1, warp.t256.v1.s16.p, warp.t128.v1.s16, block.t128.v1.s16, block.t128.v1.s1, warp.t256.v1.s1, block.t256.v1.s4.p, block.t128.v2.s4, block.t128.v2.s1.p, warp.t128.v2.s1, warp.t128.v2.s4, warp.t256.v2.s1.p, warp.t256.v4.s16.p, warp.t256.v4.s4.p
-      {-1, 64, 16, 0.0},  // 11: leaf: thread.t256, thread.t128, warp.t128.v1.s1, block.t128.v1.s1, warp.t256.v1.s1, warp.t256.v2.s1.p, block.t128.v2.s1.p, warp.t128.v2.s1, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v2.s4, block.t128.v1.s16, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v4.s16.p
-      {7, 13, 14, 282.842712474619},  // 12: row_bytes < 282.843 ? 13 : 14
-      {-1, 80, 14, 0.0},  // 13: leaf: warp.t128.v1.s16, warp.t256.v1.s1, warp.t256.v1.s16.p, block.t128.v1.s1, block.t128.v1.s16, block.t256.v1.s4.p, warp.t128.v1.s1, warp.t128.v2.s1, warp.t128.v2.s4, block.t128.v2.s4, block.t128.v2.s1.p, warp.t256.v2.s1.p, warp.t256.v4.s16.p, warp.t256.v4.s4.p
-      {-1, 94, 14, 0.0},  // 14: leaf: warp.t128.v1.s1, block.t128.v1.s1, warp.t256.v1.s1, block.t128.v2.s1.p, block.t256.v1.s4.p, warp.t128.v2.s1, warp.t256.v2.s1.p, block.t128.v2.s4, block.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t256.v1.s16.p, warp.t128.v1.s16, warp.t256.v4.s16.p
-      {7, 16, 19, 1414.213562373095},  // 15: row_bytes < 1414.21 ? 16 : 19
-      {1, 17, 18, 512.0},  // 16: rows < 512 ? 17 : 18
-      {-1, 108, 14, 0.0},  // 17: leaf: block.t128.v1.s1, block.t128.v1.s16, warp.t256.v1.s1, warp.t256.v1.s16.p, warp.t128.v1.s1, warp.t128.v2.s1, block.t128.v2.s1.p, warp.t128.v1.s16, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v2.s1.p, warp.t256.v4.s16.p, warp.t256.v4.s4.p
-      {-1, 122, 14, 0.0},  // 18: leaf: warp.t128.v1.s1, warp.t128.v1.s16, warp.t256.v1.s1, warp.t256.v1.s16.p, warp.t128.v2.s4, warp.t128.v2.s1, warp.t256.v2.s1.p, block.t128.v1.s16, block.t128.v1.s1, warp.t256.v4.s16.p, warp.t256.v4.s4.p, block.t128.v2.s4, block.t128.v2.s1.p, block.t256.v1.s4.p
-      {5, 20, 27, 634549.5914426233},  // 19: elems < 634550 ? 20 : 27
-      {2, 21, 24, 3505.4243680330633},  // 20: T < 3505.42 ? 21 : 24
-      {1, 22, 23, 128.0},  // 21: rows < 128 ? 22 : 23
-      {-1, 136, 14, 0.0},  // 22: leaf: warp.t128.v1.s1, block.t256.v1.s4.p, block.t128.v1.s1, warp.t256.v1.s1, block.t128.v2.s4, block.t128.v1.s16, warp.t256.v2.s1.p, block.t128.v2.s1.p, warp.t128.v2.s1, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t256.v4.s16.p, warp.t128.v1.s16, warp.t256.v1.s16.p
-      {-1, 150, 14, 0.0},  // 23: leaf: block.t128.v1.s1, warp.t256.v1.s1, block.t128.v2.s1.p, warp.t128.v1.s1, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v2.s1, block.t128.v1.s16, warp.t256.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s16.p, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t256.v1.s16.p
-      {1, 25, 26, 45.254833995939045},  // 24: rows < 45.2548 ? 25 : 26
-      {-1, 164, 14, 0.0},  // 25: leaf: warp.t256.v1.s1, block.t128.v1.s1, warp.t128.v1.s1, warp.t128.v2.s1, block.t128.v2.s1.p, warp.t256.v2.s1.p, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v4.s16.p
-      {-1, 178, 14, 0.0},  // 26: leaf: block.t128.v2.s1.p, warp.t256.v2.s1.p, warp.t256.v1.s1, warp.t128.v1.s1, block.t128.v1.s1, warp.t128.v2.s1, block.t256.v1.s4.p, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v4.s16.p
-      {0, 28, 29, 2.8284271247461903},  // 27: elem_bytes < 2.82843 ? 28 : 29
-      {-1, 192, 14, 0.0},  // 28: leaf: warp.t256.v2.s1.p, block.t128.v1.s1, warp.t128.v2.s1, warp.t256.v1.s1, warp.t128.v1.s1, block.t128.v2.s1.p, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v4.s16.p
-      {-1, 206, 14, 0.0},  // 29: leaf: block.t128.v2.s1.p, warp.t128.v2.s1, warp.t256.v2.s1.p, warp.t128.v1.s1, block.t256.v1.s4.p, warp.t256.v1.s1, block.t128.v1.s1, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v4.s16.p
-      {7, 31, 34, 3464.101615137755},  // 30: row_bytes < 3464.1 ? 31 : 34
-      {1, 32, 33, 2896.309375740099},  // 31: rows < 2896.31 ? 32 : 33
-      {-1, 220, 14, 0.0},  // 32: leaf: warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t256.v4.s16.p, warp.t256.v2.s1.p, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1, block.t128.v2.s4, block.t128.v1.s1, block.t128.v2.s1.p, block.t256.v1.s4.p
-      {-1, 234, 14, 0.0},  // 33: leaf: warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t128.v2.s4, warp.t256.v2.s1.p, warp.t128.v2.s1, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s16.p, warp.t256.v4.s4.p, block.t128.v1.s16, block.t128.v1.s1, block.t128.v2.s4, block.t128.v2.s1.p, block.t256.v1.s4.p
-      {5, 35, 40, 3589554.552865857},  // 34: elems < 3.58955e+06 ? 35 : 40
-      {1, 36, 39, 512.0},  // 35: rows < 512 ? 36 : 39
-      {1, 37, 38, 45.254833995939045},  // 36: rows < 45.2548 ? 37 : 38
-      {-1, 248, 14, 0.0},  // 37: leaf: warp.t256.v2.s1.p, warp.t128.v2.s1, block.t128.v2.s1.p, block.t256.v1.s4.p, warp.t128.v1.s1, block.t128.v1.s1, warp.t256.v1.s1, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v4.s16.p
-      {-1, 262, 14, 0.0},  // 38: leaf: warp.t128.v2.s1, block.t128.v2.s1.p, warp.t256.v2.s1.p, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v2.s4, block.t128.v1.s1, warp.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t256.v1.s16.p, warp.t128.v1.s16, warp.t256.v4.s16.p
-      {-1, 276, 14, 0.0},  // 39: leaf: block.t128.v1.s16, warp.t256.v4.s16.p, warp.t256.v4.s4.p, warp.t128.v2.s1, block.t128.v2.s4, warp.t256.v2.s1.p, block.t128.v2.s1.p, warp.t128.v2.s4, block.t256.v1.s4.p, block.t128.v1.s1, warp.t128.v1.s1, warp.t256.v1.s1, warp.t128.v1.s16, warp.t256.v1.s16.p
-      {7, 41, 50, 9914.837366290989},  // 40: row_bytes < 9914.84 ? 41 : 50
-      {3, 42, 47, 9.797958971132713},  // 41: cf < 9.79796 ? 42 : 47
-      {2, 43, 46, 2478.7093415727472},  // 42: T < 2478.71 ? 43 : 46
-      {0, 44, 45, 2.8284271247461903},  // 43: elem_bytes < 2.82843 ? 44 : 45
-      {-1, 290, 16, 0.0},  // 44: leaf: warp.t256.v4.s4.p, warp.t256.v4.s16.p, warp.t128.v2.s4, warp.t128.v1.s16, block.t128.v2.s1.p, block.t128.v1.s16, warp.t256.v1.s16.p, block.t256.v1.s4.p, warp.t256.v2.s1.p, block.t128.v2.s4, warp.t128.v2.s1, block.t128.v1.s1, warp.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
-      {-1, 306, 16, 0.0},  // 45: leaf: warp.t128.v2.s4, warp.t256.v4.s16.p, warp.t256.v4.s4.p, warp.t128.v2.s1, block.t128.v2.s4, warp.t128.v1.s16, block.t128.v1.s16, warp.t256.v1.s16.p, warp.t256.v2.s1.p, block.t128.v2.s1.p, block.t256.v1.s4.p, warp.t128.v1.s1, block.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
-      {-1, 322, 16, 0.0},  // 46: leaf: block.t128.v1.s16, warp.t256.v4.s16.p, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v1.s16.p, block.t256.v1.s4.p, block.t128.v2.s4, warp.t256.v2.s1.p, block.t128.v2.s1.p, warp.t128.v2.s1, block.t128.v1.s1, warp.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
-      {2, 48, 49, 2478.7093415727472},  // 47: T < 2478.71 ? 48 : 49
-      {-1, 338, 14, 0.0},  // 48: leaf: warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t256.v4.s16.p, warp.t256.v1.s16.p, block.t128.v1.s16, block.t128.v2.s1.p, block.t128.v2.s4, warp.t128.v2.s1, warp.t256.v2.s1.p, block.t256.v1.s4.p, block.t128.v1.s1, warp.t128.v1.s1, warp.t256.v1.s1
-      {-1, 352, 14, 0.0},  // 49: leaf: warp.t256.v4.s16.p, warp.t256.v4.s4.p, warp.t128.v2.s4, block.t128.v1.s16, warp.t128.v1.s16, warp.t256.v1.s16.p, block.t128.v2.s4, block.t256.v1.s4.p, warp.t128.v2.s1, warp.t256.v2.s1.p, block.t128.v2.s1.p, block.t128.v1.s1, warp.t128.v1.s1, warp.t256.v1.s1
+  static constexpr std::array<aotune::heuristics::TreeNode, 57> tree = {{
+      {5, 1, 34, 1831786.8871678277},  // 0: elems < 1.83179e+06 ? 1 : 34
+      {3, 2, 15, 22.627416997969522},  // 1: cf < 22.6274 ? 2 : 15
+      {6, 3, 8, 915893.4435839138},  // 2: total_bytes < 915893 ? 3 : 8
+      {7, 4, 7, 23170.47500592079},  // 3: row_bytes < 23170.5 ? 4 : 7
+      {6, 5, 6, 7155.417527999327},  // 4: total_bytes < 7155.42 ? 5 : 6
+      {-1, 0, 12, 0.0},  // 5: leaf: thread.t128, thread.t256, block.t128.v1.s16, block.t128.v1.s1, warp.t256.v1.s1.p, block.t256.v1.s1, flat.t128, block.t128.v2.s4, warp.t128.v2.s1, warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p
+      {-1, 12, 12, 0.0},  // 6: leaf: thread.t256, thread.t128, flat.t128, warp.t256.v1.s1.p, block.t128.v1.s1, warp.t128.v2.s1, block.t256.v1.s1, block.t128.v1.s16, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {-1, 24, 12, 0.0},  // 7: leaf: thread.t128, thread.t256, block.t128.v1.s1, warp.t256.v1.s1.p, flat.t128, block.t256.v1.s1, warp.t128.v2.s1, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {2, 9, 12, 32768.0},  // 8: T < 32768 ? 9 : 12
+      {2, 10, 11, 11585.237502960395},  // 9: T < 11585.2 ? 10 : 11
+      {-1, 36, 12, 0.0},  // 10: leaf: flat.t128, warp.t128.v2.s1, warp.t256.v1.s1.p, thread.t256, thread.t128, block.t128.v1.s1, warp.t128.v2.s4, block.t256.v1.s1, block.t128.v2.s4, block.t128.v1.s16, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {-1, 48, 12, 0.0},  // 11: leaf: warp.t128.v2.s1, flat.t128, block.t256.v1.s1, warp.t256.v1.s1.p, block.t128.v1.s1, thread.t256, warp.t128.v2.s4, thread.t128, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {6, 13, 14, 5931641.601515722},  // 12: total_bytes < 5.93164e+06 ? 13 : 14
+      {-1, 60, 12, 0.0},  // 13: leaf: block.t128.v1.s1, block.t256.v1.s1, warp.t256.v1.s1.p, warp.t128.v2.s1, flat.t128, thread.t256, thread.t128, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, block.t128.v1.s16
+      {-1, 72, 12, 0.0},  // 14: leaf: warp.t128.v2.s1, flat.t128, warp.t256.v1.s1.p, block.t128.v1.s1, block.t256.v1.s1, block.t128.v2.s4, thread.t256, warp.t128.v2.s4, thread.t128, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {7, 16, 29, 8485.28137423857},  // 15: row_bytes < 8485.28 ? 16 : 29
+      {1, 17, 28, 1448.1546878700494},  // 16: rows < 1448.15 ? 17 : 28
+      {5, 18, 27, 886810.0134752652},  // 17: elems < 886810 ? 18 : 27
+      {3, 19, 24, 45.254833995939045},  // 18: cf < 45.2548 ? 19 : 24
+      {5, 20, 23, 80954.3081003105},  // 19: elems < 80954.3 ? 20 : 23
+      {7, 21, 22, 2828.42712474619},  // 20: row_bytes < 2828.43 ? 21 : 22
+      {-1, 84, 12, 0.0},  // 21: leaf: thread.t128, thread.t256, warp.t256.v1.s1.p, block.t128.v1.s1, block.t128.v1.s16, block.t256.v1.s1, flat.t128, warp.t128.v1.s16, block.t128.v2.s4, warp.t128.v2.s1, warp.t128.v2.s4, warp.t256.v4.s4.p
+      {-1, 96, 12, 0.0},  // 22: leaf: thread.t256, thread.t128, flat.t128, warp.t256.v1.s1.p, block.t256.v1.s1, block.t128.v1.s1, block.t128.v2.s4, warp.t128.v2.s1, block.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {-1, 108, 12, 0.0},  // 23: leaf: warp.t256.v1.s1.p, thread.t256, flat.t128, block.t128.v1.s1, thread.t128, warp.t128.v2.s1, block.t128.v1.s16, warp.t128.v1.s16, warp.t128.v2.s4, block.t128.v2.s4, block.t256.v1.s1, warp.t256.v4.s4.p
+      {4, 25, 26, 160.0},  // 24: window < 160 ? 25 : 26
+      {-1, 120, 9, 0.0},  // 25: leaf: warp.t256.v1.s1.p, block.t128.v1.s16, block.t128.v1.s1, warp.t128.v2.s1, block.t256.v1.s1, warp.t128.v1.s16, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p
+      {-1, 129, 9, 0.0},  // 26: leaf: block.t256.v1.s1, warp.t256.v1.s1.p, block.t128.v1.s1, block.t128.v1.s16, warp.t128.v2.s1, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {-1, 138, 9, 0.0},  // 27: leaf: block.t128.v1.s16, warp.t128.v2.s1, warp.t256.v4.s4.p, warp.t128.v2.s4, block.t128.v1.s1, warp.t256.v1.s1.p, block.t128.v2.s4, block.t256.v1.s1, warp.t128.v1.s16
+      {-1, 147, 9, 0.0},  // 28: leaf: warp.t128.v1.s16, warp.t256.v1.s1.p, warp.t128.v2.s4, warp.t128.v2.s1, warp.t256.v4.s4.p, block.t128.v1.s1, block.t128.v1.s16, block.t128.v2.s4, block.t256.v1.s1
+      {6, 30, 33, 5076396.731540985},  // 29: total_bytes < 5.0764e+06 ? 30 : 33
+      {0, 31, 32, 2.8284271247461903},  // 30: elem_bytes < 2.82843 ? 31 : 32
+      {-1, 156, 9, 0.0},  // 31: leaf: block.t128.v1.s1, warp.t128.v2.s1, warp.t256.v1.s1.p, block.t256.v1.s1, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {-1, 165, 9, 0.0},  // 32: leaf: warp.t256.v1.s1.p, block.t128.v1.s1, block.t256.v1.s1, warp.t128.v2.s1, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {-1, 174, 9, 0.0},  // 33: leaf: warp.t128.v2.s1, block.t128.v1.s1, block.t128.v2.s4, warp.t256.v1.s1.p, warp.t128.v2.s4, block.t256.v1.s1, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {7, 35, 36, 3464.101615137755},  // 34: row_bytes < 3464.1 ? 35 : 36
+      {-1, 183, 9, 0.0},  // 35: leaf: warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v2.s1, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t256.v1.s1.p, block.t128.v1.s1, block.t128.v2.s4, block.t256.v1.s1
+      {7, 37, 48, 9914.837366290989},  // 36: row_bytes < 9914.84 ? 37 : 48
+      {3, 38, 45, 9.797958971132713},  // 37: cf < 9.79796 ? 38 : 45
+      {1, 39, 40, 2896.309375740099},  // 38: rows < 2896.31 ? 39 : 40
+      {-1, 192, 12, 0.0},  // 39: leaf: block.t128.v1.s16, warp.t256.v4.s4.p, flat.t128, warp.t128.v2.s4, block.t128.v2.s4, warp.t128.v2.s1, block.t128.v1.s1, warp.t128.v1.s16, warp.t256.v1.s1.p, block.t256.v1.s1, thread.t256, thread.t128
+      {2, 41, 42, 1752.7121840165316},  // 40: T < 1752.71 ? 41 : 42
+      {-1, 204, 12, 0.0},  // 41: leaf: flat.t128, warp.t256.v4.s4.p, warp.t128.v2.s4, warp.t128.v2.s1, block.t128.v2.s4, warp.t128.v1.s16, block.t128.v1.s16, block.t128.v1.s1, thread.t256, block.t256.v1.s1, warp.t256.v1.s1.p, thread.t128
+      {0, 43, 44, 2.8284271247461903},  // 42: elem_bytes < 2.82843 ? 43 : 44
+      {-1, 216, 12, 0.0},  // 43: leaf: warp.t256.v4.s4.p, warp.t128.v2.s4, block.t128.v1.s16, warp.t128.v1.s16, block.t128.v2.s4, warp.t128.v2.s1, flat.t128, block.t128.v1.s1, block.t256.v1.s1, warp.t256.v1.s1.p, thread.t256, thread.t128
+      {-1, 228, 12, 0.0},  // 44: leaf: warp.t128.v2.s4, flat.t128, warp.t256.v4.s4.p, warp.t128.v1.s16, block.t128.v2.s4, block.t128.v1.s16, warp.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1.p, block.t256.v1.s1, thread.t256, thread.t128
+      {5, 46, 47, 7179109.105731714},  // 45: elems < 7.17911e+06 ? 46 : 47
+      {-1, 240, 9, 0.0},  // 46: leaf: warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v2.s4, warp.t128.v1.s16, warp.t128.v2.s1, block.t128.v2.s4, block.t128.v1.s1, warp.t256.v1.s1.p, block.t256.v1.s1
+      {-1, 249, 9, 0.0},  // 47: leaf: warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, block.t128.v1.s16, block.t128.v2.s4, warp.t128.v2.s1, block.t256.v1.s1, block.t128.v1.s1, warp.t256.v1.s1.p
+      {5, 49, 50, 2965820.800757861},  // 48: elems < 2.96582e+06 ? 49 : 50
+      {-1, 258, 9, 0.0},  // 49: leaf: warp.t128.v2.s1, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s1, block.t256.v1.s1, warp.t256.v1.s1.p, block.t128.v1.s16, warp.t128.v1.s16
       {3, 51, 52, 113.13708498984761},  // 50: cf < 113.137 ? 51 : 52
-      {-1, 366, 14, 0.0},  // 51: leaf: block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t256.v4.s16.p, warp.t128.v1.s16, block.t256.v1.s4.p, warp.t256.v1.s16.p, warp.t128.v2.s1, block.t128.v2.s1.p, warp.t256.v2.s1.p, block.t128.v1.s1, warp.t128.v1.s1, warp.t256.v1.s1
-      {-1, 380, 14, 0.0},  // 52: leaf: warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t256.v4.s16.p, warp.t128.v1.s16, block.t256.v1.s4.p, warp.t256.v1.s16.p, warp.t128.v2.s1, block.t128.v2.s1.p, warp.t256.v2.s1.p, block.t128.v1.s1, warp.t128.v1.s1, warp.t256.v1.s1
+      {-1, 267, 9, 0.0},  // 51: leaf: block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t128.v2.s1, block.t128.v1.s1, block.t256.v1.s1, warp.t256.v1.s1.p
+      {7, 53, 56, 46340.95001184158},  // 52: row_bytes < 46341 ? 53 : 56
+      {0, 54, 55, 2.8284271247461903},  // 53: elem_bytes < 2.82843 ? 54 : 55
+      {-1, 276, 9, 0.0},  // 54: leaf: block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t128.v2.s1, block.t256.v1.s1, block.t128.v1.s1, warp.t256.v1.s1.p
+      {-1, 285, 9, 0.0},  // 55: leaf: warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t128.v2.s1, block.t128.v1.s1, block.t256.v1.s1, warp.t256.v1.s1.p
+      {-1, 294, 9, 0.0},  // 56: leaf: warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t128.v2.s1, block.t128.v1.s1, block.t256.v1.s1, warp.t256.v1.s1.p
   }};
-  static constexpr std::array<std::uint16_t, 394> leaf_configs = {14, 15, 0, 1, 3, 7, 9, 2, 5, 8, 4, 10, 11, 6, 12, 13, 15, 14, 7, 3, 5, 11, 0, 1, 8, 6, 2, 9, 10, 4, 13, 12, 0, 8, 3, 5, 7, 11, 15, 14, 9, 2, 6, 12, 1, 10, 4, 13, 14, 15, 3, 10, 4, 1, 0, 7, 9, 2, 8, 5, 6, 11, 13, 12, 15, 14, 3, 0, 7, 11, 8, 5, 9, 2, 6, 1, 12, 4, 10, 13, 4, 7, 10, 0, 1, 9, 3, 5, 6, 2, 8, 11, 13, 12, 3, 0, 7, 8, 9, 5, 11, 2, 1, 6, 12, 10, 4, 13, 0, 1, 7, 10, 3, 5, 8, 4, 9, 2, 6, 11, 13, 12, 3, 4, 7, 10, 6, 5, 11, 1, 0, 13, 12, 2, 8, 9, 3, 9, 0, 7, 2, 1, 11, 8, 5, 6, 12, 13, 4, 10, 0, 7, 8, 3, 9, 2, 5, 1, 11, 6, 13, 12, 4, 10, 7, 0, 3, 5, 8, 11, 9, 2, 6, 12, 1, 4, 10, 13, 8, 11, 7, 3, 0, 5, 9, 6, 2, 12, 1, 4, 10, 13, 11, 0, 5, 7, 3, 8, 9, 2, 6, 12, 1, 4, 10, 13, 8, 5, 11, 3, 9, 7, 0, 2, 6, 12, 1, 4, 10, 13, 6, 4, 10, 12, 1, 13, 11, 5, 3, 7, 2, 0, 8, 9, 4, 10, 6, 11, 5, 3, 7, 13, 12, 1, 0, 2, 8, 9, 11, 5, 8, 9, 3, 0, 7, 6, 2, 12, 1, 4, 10, 13, 5, 8, 11, 9, 2, 6, 0, 3, 7, 12, 1, 10, 4, 13, 1, 13, 12, 5, 2, 11, 8, 6, 9, 0, 3, 7, 4, 10, 12, 13, 6, 4, 8, 1, 10, 9, 11, 2, 5, 0, 3, 7, 15, 14, 6, 13, 12, 5, 2, 4, 1, 10, 11, 8, 9, 3, 0, 7, 15, 14, 1, 13, 12, 4, 6, 10, 9, 2, 11, 8, 5, 0, 3, 7, 15, 14, 6, 12, 4, 13, 10, 1, 8, 2, 5, 11, 9, 0, 3, 7, 13, 12, 6, 1, 4, 10, 2, 9, 5, 11, 8, 0, 3, 7, 2, 6, 12, 1, 13, 4, 9, 10, 5, 8, 11, 0, 3, 7, 6, 2, 12, 1, 13, 4, 9, 10, 5, 8, 11, 0, 3, 7};
+  static constexpr std::array<std::uint16_t, 303> leaf_configs = {9, 10, 1, 0, 7, 3, 11, 2, 5, 4, 6, 8, 10, 9, 11, 7, 0, 5, 3, 1, 2, 6, 8, 4, 9, 10, 0, 7, 11, 3, 5, 2, 6, 8, 1, 4, 11, 5, 7, 10, 9, 0, 6, 3, 2, 1, 8, 4, 5, 11, 3, 7, 0, 10, 6, 9, 2, 8, 1, 4, 0, 3, 7, 5, 11, 10, 9, 2, 6, 8, 4, 1, 5, 11, 7, 0, 3, 2, 10, 6, 9, 8, 1, 4, 9, 10, 7, 0, 1, 3, 11, 4, 2, 5, 6, 8, 10, 9, 11, 7, 3, 0, 2, 5, 1, 6, 8, 4, 7, 10, 11, 0, 9, 5, 1, 4, 6, 2, 3, 8, 7, 1, 0, 5, 3, 4, 6, 2, 8, 3, 7, 0, 1, 5, 2, 6, 8, 4, 1, 5, 8, 6, 0, 7, 2, 3, 4, 4, 7, 6, 5, 8, 0, 1, 2, 3, 0, 5, 7, 3, 2, 6, 8, 1, 4, 7, 0, 3, 5, 6, 2, 8, 1, 4, 5, 0, 2, 7, 6, 3, 8, 1, 4, 4, 6, 5, 8, 1, 7, 0, 2, 3, 1, 8, 11, 6, 2, 5, 0, 4, 7, 3, 10, 9, 11, 8, 6, 5, 2, 4, 1, 0, 10, 3, 7, 9, 8, 6, 1, 4, 2, 5, 11, 0, 3, 7, 10, 9, 6, 11, 8, 4, 2, 1, 5, 0, 7, 3, 10, 9, 8, 1, 6, 4, 5, 2, 0, 7, 3, 6, 8, 4, 1, 2, 5, 3, 0, 7, 5, 2, 6, 8, 0, 3, 7, 1, 4, 2, 6, 8, 1, 4, 5, 0, 3, 7, 2, 6, 8, 1, 4, 5, 3, 0, 7, 6, 2, 8, 1, 4, 5, 0, 3, 7, 6, 2, 8, 1, 4, 5, 0, 3, 7};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 16> fallback = {6, 5, 11, 2, 8, 12, 1, 3, 9, 0, 7, 4, 10, 13, 15, 14};
+  static constexpr std::array<std::uint16_t, 12> fallback = {6, 5, 2, 8, 1, 0, 4, 7, 3, 11, 10, 9};
 };
 
 using kernels = aotune::heuristics::TableList<jagged_sum, jagged_mean, jagged_dense_add, causal_trailing_mean>;
