@@ -162,6 +162,9 @@ def cases(quick):
         ("causal_trailing_mean", dict(B=32, D=1024, T=4096, cf=256, dtype="bf16")),
         ("causal_trailing_mean", dict(B=16, D=1024, T=65536, cf=64, dtype="bf16")),
         ("causal_trailing_mean", dict(B=4, D=64, T=65536, cf=2, dtype="f32")),
+        # many short rows (speech frames, per-feature histories): the flat unit's domain
+        ("causal_trailing_mean", dict(B=256, D=128, T=64, cf=32, dtype="bf16")),
+        ("causal_trailing_mean", dict(B=64, D=256, T=100, cf=8, dtype="f32")),
     ]
     return c
 
