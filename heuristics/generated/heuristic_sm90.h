@@ -26,14 +26,14 @@
 //   best single config flat.t256.v4: geomean 1.0639
 //   default config row_block.t256.r1.v1: geomean 1.4868
 //   8 configs, tree depth 2 (max depth 2 and min leaf 16 from cross-validation)
-// causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 278 shapes
+// causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 347 shapes
 //   database configs/sm90/causal_trailing_mean.json
-//   sha256 144e262d3b5edbb1f687cdbfec4c68897dc6d6911b3a68586c333834f5f4162f
+//   sha256 09789276cd47f865f6be591d3ce7a3113b51cb3118a42ca79970c74b64083866
 //   kernel source dcc475009ac56993984c1fb73f0306fa09349d35b099fe151ab153a53872e636
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0641, p95 1.1909, max 2.4301
-//   best single config warp.t128.v2.s4: geomean 1.2077
-//   default config block.t256.v1.s16: geomean 1.4939
-//   12 configs, tree depth 8 (max depth 11 and min leaf 1 from cross-validation)
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0557, p95 1.1770, max 1.4880
+//   best single config warp.t128.v1.s4: geomean 1.2922
+//   default config block.t256.v1.s16: geomean 1.9814
+//   12 configs, tree depth 8 (max depth 9 and min leaf 2 from cross-validation)
 // clang-format off
 #pragma once
 
@@ -464,97 +464,123 @@ struct causal_trailing_mean {
   };
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::causal_trailing_mean::Config, 12> configs = {{
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 0: block.t128.v1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 1: block.t128.v1.s16
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 2: block.t128.v2.s4
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 3: block.t256.v1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 4: warp.t128.v1.s16
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = false},  // 5: warp.t128.v2.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 6: warp.t128.v2.s4
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = true},  // 7: warp.t256.v1.s1.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 4, .seg_tiles = 4, .persistent = true},  // 8: warp.t256.v4.s4.p
-      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 9: thread.t128
-      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 10: thread.t256
-      {.unit = aotune::causal_trailing_mean::Unit::flat, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 11: flat.t128
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 0: block.t128.v1.s16
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 1: block.t128.v2.s4
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 2: warp.t128.v1.s16
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 3: warp.t128.v2.s4
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 4: warp.t256.v1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = true},  // 5: block.t128.v1.s1.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = true},  // 6: warp.t128.v2.s1.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 4, .seg_tiles = 4, .persistent = true},  // 7: warp.t256.v4.s4.p
+      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 8: thread.t128
+      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 9: thread.t256
+      {.unit = aotune::causal_trailing_mean::Unit::flat, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 10: flat.t128
+      {.unit = aotune::causal_trailing_mean::Unit::flat, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 11: flat.t256
   }};
   static constexpr std::array<std::string_view, 12> config_ids = {
-      "block.t128.v1.s1",
       "block.t128.v1.s16",
       "block.t128.v2.s4",
-      "block.t256.v1.s1",
       "warp.t128.v1.s16",
-      "warp.t128.v2.s1",
       "warp.t128.v2.s4",
-      "warp.t256.v1.s1.p",
+      "warp.t256.v1.s1",
+      "block.t128.v1.s1.p",
+      "warp.t128.v2.s1.p",
       "warp.t256.v4.s4.p",
       "thread.t128",
       "thread.t256",
       "flat.t128",
+      "flat.t256",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 57> tree = {{
-      {5, 1, 34, 1831786.8871678277},  // 0: elems < 1.83179e+06 ? 1 : 34
-      {3, 2, 15, 22.627416997969522},  // 1: cf < 22.6274 ? 2 : 15
-      {6, 3, 8, 915893.4435839138},  // 2: total_bytes < 915893 ? 3 : 8
-      {7, 4, 7, 23170.47500592079},  // 3: row_bytes < 23170.5 ? 4 : 7
-      {6, 5, 6, 7155.417527999327},  // 4: total_bytes < 7155.42 ? 5 : 6
-      {-1, 0, 12, 0.0},  // 5: leaf: thread.t128, thread.t256, block.t128.v1.s16, block.t128.v1.s1, warp.t256.v1.s1.p, block.t256.v1.s1, flat.t128, block.t128.v2.s4, warp.t128.v2.s1, warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p
-      {-1, 12, 12, 0.0},  // 6: leaf: thread.t256, thread.t128, flat.t128, warp.t256.v1.s1.p, block.t128.v1.s1, warp.t128.v2.s1, block.t256.v1.s1, block.t128.v1.s16, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
-      {-1, 24, 12, 0.0},  // 7: leaf: thread.t128, thread.t256, block.t128.v1.s1, warp.t256.v1.s1.p, flat.t128, block.t256.v1.s1, warp.t128.v2.s1, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
-      {2, 9, 12, 32768.0},  // 8: T < 32768 ? 9 : 12
-      {2, 10, 11, 11585.237502960395},  // 9: T < 11585.2 ? 10 : 11
-      {-1, 36, 12, 0.0},  // 10: leaf: flat.t128, warp.t128.v2.s1, warp.t256.v1.s1.p, thread.t256, thread.t128, block.t128.v1.s1, warp.t128.v2.s4, block.t256.v1.s1, block.t128.v2.s4, block.t128.v1.s16, warp.t256.v4.s4.p, warp.t128.v1.s16
-      {-1, 48, 12, 0.0},  // 11: leaf: warp.t128.v2.s1, flat.t128, block.t256.v1.s1, warp.t256.v1.s1.p, block.t128.v1.s1, thread.t256, warp.t128.v2.s4, thread.t128, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
-      {6, 13, 14, 5931641.601515722},  // 12: total_bytes < 5.93164e+06 ? 13 : 14
-      {-1, 60, 12, 0.0},  // 13: leaf: block.t128.v1.s1, block.t256.v1.s1, warp.t256.v1.s1.p, warp.t128.v2.s1, flat.t128, thread.t256, thread.t128, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, block.t128.v1.s16
-      {-1, 72, 12, 0.0},  // 14: leaf: warp.t128.v2.s1, flat.t128, warp.t256.v1.s1.p, block.t128.v1.s1, block.t256.v1.s1, block.t128.v2.s4, thread.t256, warp.t128.v2.s4, thread.t128, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
-      {7, 16, 29, 8485.28137423857},  // 15: row_bytes < 8485.28 ? 16 : 29
-      {1, 17, 28, 1448.1546878700494},  // 16: rows < 1448.15 ? 17 : 28
-      {5, 18, 27, 886810.0134752652},  // 17: elems < 886810 ? 18 : 27
-      {3, 19, 24, 45.254833995939045},  // 18: cf < 45.2548 ? 19 : 24
-      {5, 20, 23, 80954.3081003105},  // 19: elems < 80954.3 ? 20 : 23
-      {7, 21, 22, 2828.42712474619},  // 20: row_bytes < 2828.43 ? 21 : 22
-      {-1, 84, 12, 0.0},  // 21: leaf: thread.t128, thread.t256, warp.t256.v1.s1.p, block.t128.v1.s1, block.t128.v1.s16, block.t256.v1.s1, flat.t128, warp.t128.v1.s16, block.t128.v2.s4, warp.t128.v2.s1, warp.t128.v2.s4, warp.t256.v4.s4.p
-      {-1, 96, 12, 0.0},  // 22: leaf: thread.t256, thread.t128, flat.t128, warp.t256.v1.s1.p, block.t256.v1.s1, block.t128.v1.s1, block.t128.v2.s4, warp.t128.v2.s1, block.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
-      {-1, 108, 12, 0.0},  // 23: leaf: warp.t256.v1.s1.p, thread.t256, flat.t128, block.t128.v1.s1, thread.t128, warp.t128.v2.s1, block.t128.v1.s16, warp.t128.v1.s16, warp.t128.v2.s4, block.t128.v2.s4, block.t256.v1.s1, warp.t256.v4.s4.p
-      {4, 25, 26, 160.0},  // 24: window < 160 ? 25 : 26
-      {-1, 120, 9, 0.0},  // 25: leaf: warp.t256.v1.s1.p, block.t128.v1.s16, block.t128.v1.s1, warp.t128.v2.s1, block.t256.v1.s1, warp.t128.v1.s16, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p
-      {-1, 129, 9, 0.0},  // 26: leaf: block.t256.v1.s1, warp.t256.v1.s1.p, block.t128.v1.s1, block.t128.v1.s16, warp.t128.v2.s1, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
-      {-1, 138, 9, 0.0},  // 27: leaf: block.t128.v1.s16, warp.t128.v2.s1, warp.t256.v4.s4.p, warp.t128.v2.s4, block.t128.v1.s1, warp.t256.v1.s1.p, block.t128.v2.s4, block.t256.v1.s1, warp.t128.v1.s16
-      {-1, 147, 9, 0.0},  // 28: leaf: warp.t128.v1.s16, warp.t256.v1.s1.p, warp.t128.v2.s4, warp.t128.v2.s1, warp.t256.v4.s4.p, block.t128.v1.s1, block.t128.v1.s16, block.t128.v2.s4, block.t256.v1.s1
-      {6, 30, 33, 5076396.731540985},  // 29: total_bytes < 5.0764e+06 ? 30 : 33
-      {0, 31, 32, 2.8284271247461903},  // 30: elem_bytes < 2.82843 ? 31 : 32
-      {-1, 156, 9, 0.0},  // 31: leaf: block.t128.v1.s1, warp.t128.v2.s1, warp.t256.v1.s1.p, block.t256.v1.s1, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
-      {-1, 165, 9, 0.0},  // 32: leaf: warp.t256.v1.s1.p, block.t128.v1.s1, block.t256.v1.s1, warp.t128.v2.s1, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
-      {-1, 174, 9, 0.0},  // 33: leaf: warp.t128.v2.s1, block.t128.v1.s1, block.t128.v2.s4, warp.t256.v1.s1.p, warp.t128.v2.s4, block.t256.v1.s1, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
-      {7, 35, 36, 3464.101615137755},  // 34: row_bytes < 3464.1 ? 35 : 36
-      {-1, 183, 9, 0.0},  // 35: leaf: warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v2.s1, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t256.v1.s1.p, block.t128.v1.s1, block.t128.v2.s4, block.t256.v1.s1
-      {7, 37, 48, 9914.837366290989},  // 36: row_bytes < 9914.84 ? 37 : 48
-      {3, 38, 45, 9.797958971132713},  // 37: cf < 9.79796 ? 38 : 45
-      {1, 39, 40, 2896.309375740099},  // 38: rows < 2896.31 ? 39 : 40
-      {-1, 192, 12, 0.0},  // 39: leaf: block.t128.v1.s16, warp.t256.v4.s4.p, flat.t128, warp.t128.v2.s4, block.t128.v2.s4, warp.t128.v2.s1, block.t128.v1.s1, warp.t128.v1.s16, warp.t256.v1.s1.p, block.t256.v1.s1, thread.t256, thread.t128
-      {2, 41, 42, 1752.7121840165316},  // 40: T < 1752.71 ? 41 : 42
-      {-1, 204, 12, 0.0},  // 41: leaf: flat.t128, warp.t256.v4.s4.p, warp.t128.v2.s4, warp.t128.v2.s1, block.t128.v2.s4, warp.t128.v1.s16, block.t128.v1.s16, block.t128.v1.s1, thread.t256, block.t256.v1.s1, warp.t256.v1.s1.p, thread.t128
-      {0, 43, 44, 2.8284271247461903},  // 42: elem_bytes < 2.82843 ? 43 : 44
-      {-1, 216, 12, 0.0},  // 43: leaf: warp.t256.v4.s4.p, warp.t128.v2.s4, block.t128.v1.s16, warp.t128.v1.s16, block.t128.v2.s4, warp.t128.v2.s1, flat.t128, block.t128.v1.s1, block.t256.v1.s1, warp.t256.v1.s1.p, thread.t256, thread.t128
-      {-1, 228, 12, 0.0},  // 44: leaf: warp.t128.v2.s4, flat.t128, warp.t256.v4.s4.p, warp.t128.v1.s16, block.t128.v2.s4, block.t128.v1.s16, warp.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1.p, block.t256.v1.s1, thread.t256, thread.t128
-      {5, 46, 47, 7179109.105731714},  // 45: elems < 7.17911e+06 ? 46 : 47
-      {-1, 240, 9, 0.0},  // 46: leaf: warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v2.s4, warp.t128.v1.s16, warp.t128.v2.s1, block.t128.v2.s4, block.t128.v1.s1, warp.t256.v1.s1.p, block.t256.v1.s1
-      {-1, 249, 9, 0.0},  // 47: leaf: warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, block.t128.v1.s16, block.t128.v2.s4, warp.t128.v2.s1, block.t256.v1.s1, block.t128.v1.s1, warp.t256.v1.s1.p
-      {5, 49, 50, 2965820.800757861},  // 48: elems < 2.96582e+06 ? 49 : 50
-      {-1, 258, 9, 0.0},  // 49: leaf: warp.t128.v2.s1, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s1, block.t256.v1.s1, warp.t256.v1.s1.p, block.t128.v1.s16, warp.t128.v1.s16
-      {3, 51, 52, 113.13708498984761},  // 50: cf < 113.137 ? 51 : 52
-      {-1, 267, 9, 0.0},  // 51: leaf: block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t128.v2.s1, block.t128.v1.s1, block.t256.v1.s1, warp.t256.v1.s1.p
-      {7, 53, 56, 46340.95001184158},  // 52: row_bytes < 46341 ? 53 : 56
-      {0, 54, 55, 2.8284271247461903},  // 53: elem_bytes < 2.82843 ? 54 : 55
-      {-1, 276, 9, 0.0},  // 54: leaf: block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t128.v2.s1, block.t256.v1.s1, block.t128.v1.s1, warp.t256.v1.s1.p
-      {-1, 285, 9, 0.0},  // 55: leaf: warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t128.v2.s1, block.t128.v1.s1, block.t256.v1.s1, warp.t256.v1.s1.p
-      {-1, 294, 9, 0.0},  // 56: leaf: warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t128.v2.s1, block.t128.v1.s1, block.t256.v1.s1, warp.t256.v1.s1.p
+  static constexpr std::array<aotune::heuristics::TreeNode, 83> tree = {{
+      {2, 1, 4, 84.85281374238569},  // 0: T < 84.8528 ? 1 : 4
+      {6, 2, 3, 1112182.8002841978},  // 1: total_bytes < 1.11218e+06 ? 2 : 3
+      {-1, 0, 12, 0.0},  // 2: leaf: thread.t128, thread.t256, flat.t256, flat.t128, warp.t128.v1.s16, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, block.t128.v1.s16, block.t128.v1.s1.p, warp.t256.v4.s4.p, block.t128.v2.s4
+      {-1, 12, 12, 0.0},  // 3: leaf: flat.t128, flat.t256, thread.t256, thread.t128, warp.t128.v1.s16, warp.t256.v1.s1, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t256.v4.s4.p, block.t128.v1.s16, block.t128.v1.s1.p, block.t128.v2.s4
+      {5, 5, 54, 1831786.8871678277},  // 4: elems < 1.83179e+06 ? 5 : 54
+      {3, 6, 21, 22.627416997969522},  // 5: cf < 22.6274 ? 6 : 21
+      {6, 7, 12, 915893.4435839138},  // 6: total_bytes < 915893 ? 7 : 12
+      {7, 8, 11, 23170.47500592079},  // 7: row_bytes < 23170.5 ? 8 : 11
+      {6, 9, 10, 7155.417527999327},  // 8: total_bytes < 7155.42 ? 9 : 10
+      {-1, 24, 12, 0.0},  // 9: leaf: thread.t128, thread.t256, block.t128.v1.s16, block.t128.v1.s1.p, warp.t256.v1.s1, flat.t256, flat.t128, block.t128.v2.s4, warp.t128.v2.s1.p, warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p
+      {-1, 36, 12, 0.0},  // 10: leaf: thread.t256, thread.t128, flat.t256, flat.t128, warp.t256.v1.s1, block.t128.v1.s1.p, warp.t128.v2.s1.p, block.t128.v1.s16, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {-1, 48, 12, 0.0},  // 11: leaf: thread.t128, thread.t256, block.t128.v1.s1.p, flat.t256, warp.t256.v1.s1, warp.t128.v2.s1.p, flat.t128, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {2, 13, 16, 11585.237502960395},  // 12: T < 11585.2 ? 13 : 16
+      {7, 14, 15, 14021.697472132253},  // 13: row_bytes < 14021.7 ? 14 : 15
+      {-1, 60, 12, 0.0},  // 14: leaf: flat.t256, flat.t128, warp.t256.v1.s1, thread.t256, warp.t128.v2.s1.p, thread.t128, warp.t128.v2.s4, block.t128.v1.s1.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t256.v4.s4.p, block.t128.v2.s4
+      {-1, 72, 12, 0.0},  // 15: leaf: flat.t128, flat.t256, warp.t256.v1.s1, warp.t128.v2.s1.p, block.t128.v1.s1.p, thread.t128, thread.t256, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {0, 17, 18, 2.8284271247461903},  // 16: elem_bytes < 2.82843 ? 17 : 18
+      {-1, 84, 12, 0.0},  // 17: leaf: block.t128.v1.s1.p, warp.t128.v2.s1.p, flat.t256, warp.t256.v1.s1, flat.t128, block.t128.v2.s4, warp.t128.v2.s4, thread.t256, thread.t128, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {2, 19, 20, 32768.0},  // 18: T < 32768 ? 19 : 20
+      {-1, 96, 12, 0.0},  // 19: leaf: flat.t128, block.t128.v1.s1.p, flat.t256, warp.t128.v2.s1.p, warp.t256.v1.s1, thread.t256, thread.t128, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, block.t128.v1.s16
+      {-1, 108, 12, 0.0},  // 20: leaf: flat.t256, warp.t128.v2.s1.p, flat.t128, block.t128.v1.s1.p, warp.t256.v1.s1, thread.t256, thread.t128, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {7, 22, 39, 4898.979485566356},  // 21: row_bytes < 4898.98 ? 22 : 39
+      {1, 23, 36, 1448.1546878700494},  // 22: rows < 1448.15 ? 23 : 36
+      {3, 24, 31, 45.254833995939045},  // 23: cf < 45.2548 ? 24 : 31
+      {5, 25, 28, 161908.616200621},  // 24: elems < 161909 ? 25 : 28
+      {7, 26, 27, 2828.42712474619},  // 25: row_bytes < 2828.43 ? 26 : 27
+      {-1, 120, 12, 0.0},  // 26: leaf: thread.t128, thread.t256, warp.t256.v1.s1, block.t128.v1.s1.p, block.t128.v1.s16, warp.t128.v1.s16, flat.t128, flat.t256, warp.t128.v2.s1.p, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p
+      {-1, 132, 12, 0.0},  // 27: leaf: thread.t256, thread.t128, flat.t256, flat.t128, warp.t256.v1.s1, block.t128.v2.s4, block.t128.v1.s1.p, warp.t128.v2.s1.p, block.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {2, 29, 30, 500.0},  // 28: T < 500 ? 29 : 30
+      {-1, 144, 12, 0.0},  // 29: leaf: warp.t128.v1.s16, flat.t256, warp.t128.v2.s4, warp.t256.v1.s1, flat.t128, block.t128.v1.s1.p, block.t128.v1.s16, warp.t128.v2.s1.p, thread.t256, thread.t128, warp.t256.v4.s4.p, block.t128.v2.s4
+      {-1, 156, 12, 0.0},  // 30: leaf: block.t128.v1.s16, warp.t256.v1.s1, warp.t128.v2.s1.p, block.t128.v1.s1.p, block.t128.v2.s4, flat.t256, flat.t128, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, thread.t256, thread.t128
+      {5, 32, 35, 627069.3741524935},  // 31: elems < 627069 ? 32 : 35
+      {3, 33, 34, 128.0},  // 32: cf < 128 ? 33 : 34
+      {-1, 168, 8, 0.0},  // 33: leaf: block.t128.v1.s16, warp.t256.v1.s1, block.t128.v1.s1.p, block.t128.v2.s4, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p
+      {-1, 176, 8, 0.0},  // 34: leaf: warp.t256.v1.s1, block.t128.v1.s1.p, block.t128.v1.s16, warp.t128.v2.s1.p, block.t128.v2.s4, warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p
+      {-1, 184, 8, 0.0},  // 35: leaf: block.t128.v1.s16, warp.t256.v4.s4.p, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v1.s1, block.t128.v1.s1.p, block.t128.v2.s4, warp.t128.v1.s16
+      {3, 37, 38, 45.254833995939045},  // 36: cf < 45.2548 ? 37 : 38
+      {-1, 192, 12, 0.0},  // 37: leaf: flat.t256, flat.t128, warp.t256.v1.s1, warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v2.s1.p, thread.t256, thread.t128, warp.t256.v4.s4.p, block.t128.v1.s16, block.t128.v1.s1.p, block.t128.v2.s4
+      {-1, 204, 8, 0.0},  // 38: leaf: warp.t128.v1.s16, warp.t256.v1.s1, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t256.v4.s4.p, block.t128.v1.s16, block.t128.v1.s1.p, block.t128.v2.s4
+      {5, 40, 47, 317274.7957213116},  // 39: elems < 317275 ? 40 : 47
+      {3, 41, 42, 45.254833995939045},  // 40: cf < 45.2548 ? 41 : 42
+      {-1, 212, 12, 0.0},  // 41: leaf: thread.t256, thread.t128, block.t128.v1.s1.p, warp.t256.v1.s1, warp.t128.v2.s1.p, flat.t256, flat.t128, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {1, 43, 46, 5.656854249492381},  // 42: rows < 5.65685 ? 43 : 46
+      {0, 44, 45, 2.8284271247461903},  // 43: elem_bytes < 2.82843 ? 44 : 45
+      {-1, 224, 8, 0.0},  // 44: leaf: block.t128.v1.s1.p, warp.t256.v1.s1, warp.t128.v2.s1.p, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {-1, 232, 8, 0.0},  // 45: leaf: warp.t256.v1.s1, block.t128.v1.s1.p, warp.t128.v2.s1.p, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {-1, 240, 8, 0.0},  // 46: leaf: block.t128.v1.s1.p, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {6, 48, 51, 5076396.731540985},  // 47: total_bytes < 5.0764e+06 ? 48 : 51
+      {2, 49, 50, 11585.237502960395},  // 48: T < 11585.2 ? 49 : 50
+      {-1, 248, 8, 0.0},  // 49: leaf: block.t128.v1.s1.p, warp.t128.v2.s1.p, warp.t256.v1.s1, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {-1, 256, 8, 0.0},  // 50: leaf: warp.t256.v1.s1, block.t128.v1.s1.p, warp.t128.v2.s1.p, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {5, 52, 53, 1269099.1828852464},  // 51: elems < 1.2691e+06 ? 52 : 53
+      {-1, 264, 8, 0.0},  // 52: leaf: warp.t128.v2.s1.p, block.t128.v1.s1.p, warp.t256.v1.s1, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {-1, 272, 8, 0.0},  // 53: leaf: block.t128.v2.s4, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t256.v1.s1, block.t128.v1.s16, block.t128.v1.s1.p, warp.t128.v1.s16
+      {7, 55, 62, 3464.101615137755},  // 54: row_bytes < 3464.1 ? 55 : 62
+      {3, 56, 61, 22.627416997969522},  // 55: cf < 22.6274 ? 56 : 61
+      {2, 57, 58, 707.1067811865476},  // 56: T < 707.107 ? 57 : 58
+      {-1, 280, 12, 0.0},  // 57: leaf: flat.t128, flat.t256, warp.t128.v1.s16, warp.t128.v2.s1.p, warp.t256.v1.s1, warp.t128.v2.s4, thread.t256, thread.t128, warp.t256.v4.s4.p, block.t128.v1.s16, block.t128.v1.s1.p, block.t128.v2.s4
+      {1, 59, 60, 8192.0},  // 58: rows < 8192 ? 59 : 60
+      {-1, 292, 12, 0.0},  // 59: leaf: warp.t128.v2.s4, warp.t128.v1.s16, flat.t256, flat.t128, block.t128.v1.s16, warp.t128.v2.s1.p, warp.t256.v4.s4.p, warp.t256.v1.s1, block.t128.v2.s4, block.t128.v1.s1.p, thread.t256, thread.t128
+      {-1, 304, 12, 0.0},  // 60: leaf: warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v2.s1.p, flat.t128, flat.t256, warp.t256.v4.s4.p, block.t128.v1.s16, block.t128.v1.s1.p, warp.t256.v1.s1, block.t128.v2.s4, thread.t256, thread.t128
+      {-1, 316, 8, 0.0},  // 61: leaf: warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t256.v1.s1, warp.t256.v4.s4.p, block.t128.v1.s16, block.t128.v1.s1.p, block.t128.v2.s4
+      {7, 63, 74, 9914.837366290989},  // 62: row_bytes < 9914.84 ? 63 : 74
+      {3, 64, 71, 9.797958971132713},  // 63: cf < 9.79796 ? 64 : 71
+      {1, 65, 66, 2896.309375740099},  // 64: rows < 2896.31 ? 65 : 66
+      {-1, 324, 12, 0.0},  // 65: leaf: block.t128.v1.s16, warp.t256.v4.s4.p, flat.t128, warp.t128.v2.s4, flat.t256, warp.t128.v2.s1.p, block.t128.v2.s4, warp.t128.v1.s16, block.t128.v1.s1.p, warp.t256.v1.s1, thread.t256, thread.t128
+      {2, 67, 68, 1752.7121840165316},  // 66: T < 1752.71 ? 67 : 68
+      {-1, 336, 12, 0.0},  // 67: leaf: flat.t128, flat.t256, warp.t256.v4.s4.p, warp.t128.v2.s4, block.t128.v2.s4, warp.t128.v1.s16, block.t128.v1.s16, warp.t128.v2.s1.p, warp.t256.v1.s1, block.t128.v1.s1.p, thread.t256, thread.t128
+      {0, 69, 70, 2.8284271247461903},  // 68: elem_bytes < 2.82843 ? 69 : 70
+      {-1, 348, 12, 0.0},  // 69: leaf: warp.t256.v4.s4.p, warp.t128.v2.s4, block.t128.v1.s16, warp.t128.v1.s16, warp.t128.v2.s1.p, block.t128.v2.s4, flat.t128, flat.t256, block.t128.v1.s1.p, warp.t256.v1.s1, thread.t256, thread.t128
+      {-1, 360, 12, 0.0},  // 70: leaf: warp.t128.v2.s4, flat.t128, warp.t256.v4.s4.p, flat.t256, warp.t128.v1.s16, block.t128.v2.s4, block.t128.v1.s16, warp.t128.v2.s1.p, block.t128.v1.s1.p, warp.t256.v1.s1, thread.t256, thread.t128
+      {5, 72, 73, 7179109.105731714},  // 71: elems < 7.17911e+06 ? 72 : 73
+      {-1, 372, 8, 0.0},  // 72: leaf: warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v2.s4, warp.t128.v1.s16, block.t128.v2.s4, warp.t128.v2.s1.p, warp.t256.v1.s1, block.t128.v1.s1.p
+      {-1, 380, 8, 0.0},  // 73: leaf: warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, block.t128.v1.s16, block.t128.v2.s4, warp.t128.v2.s1.p, block.t128.v1.s1.p, warp.t256.v1.s1
+      {5, 75, 76, 2965820.800757861},  // 74: elems < 2.96582e+06 ? 75 : 76
+      {-1, 388, 8, 0.0},  // 75: leaf: warp.t128.v2.s1.p, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s1.p, warp.t256.v1.s1, block.t128.v1.s16, warp.t128.v1.s16
+      {3, 77, 78, 113.13708498984761},  // 76: cf < 113.137 ? 77 : 78
+      {-1, 396, 8, 0.0},  // 77: leaf: block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t128.v2.s1.p, block.t128.v1.s1.p, warp.t256.v1.s1
+      {7, 79, 82, 46340.95001184158},  // 78: row_bytes < 46341 ? 79 : 82
+      {0, 80, 81, 2.8284271247461903},  // 79: elem_bytes < 2.82843 ? 80 : 81
+      {-1, 404, 8, 0.0},  // 80: leaf: block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t128.v2.s1.p, block.t128.v1.s1.p, warp.t256.v1.s1
+      {-1, 412, 8, 0.0},  // 81: leaf: warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t128.v2.s1.p, block.t128.v1.s1.p, warp.t256.v1.s1
+      {-1, 420, 8, 0.0},  // 82: leaf: warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t128.v2.s1.p, block.t128.v1.s1.p, warp.t256.v1.s1
   }};
-  static constexpr std::array<std::uint16_t, 303> leaf_configs = {9, 10, 1, 0, 7, 3, 11, 2, 5, 4, 6, 8, 10, 9, 11, 7, 0, 5, 3, 1, 2, 6, 8, 4, 9, 10, 0, 7, 11, 3, 5, 2, 6, 8, 1, 4, 11, 5, 7, 10, 9, 0, 6, 3, 2, 1, 8, 4, 5, 11, 3, 7, 0, 10, 6, 9, 2, 8, 1, 4, 0, 3, 7, 5, 11, 10, 9, 2, 6, 8, 4, 1, 5, 11, 7, 0, 3, 2, 10, 6, 9, 8, 1, 4, 9, 10, 7, 0, 1, 3, 11, 4, 2, 5, 6, 8, 10, 9, 11, 7, 3, 0, 2, 5, 1, 6, 8, 4, 7, 10, 11, 0, 9, 5, 1, 4, 6, 2, 3, 8, 7, 1, 0, 5, 3, 4, 6, 2, 8, 3, 7, 0, 1, 5, 2, 6, 8, 4, 1, 5, 8, 6, 0, 7, 2, 3, 4, 4, 7, 6, 5, 8, 0, 1, 2, 3, 0, 5, 7, 3, 2, 6, 8, 1, 4, 7, 0, 3, 5, 6, 2, 8, 1, 4, 5, 0, 2, 7, 6, 3, 8, 1, 4, 4, 6, 5, 8, 1, 7, 0, 2, 3, 1, 8, 11, 6, 2, 5, 0, 4, 7, 3, 10, 9, 11, 8, 6, 5, 2, 4, 1, 0, 10, 3, 7, 9, 8, 6, 1, 4, 2, 5, 11, 0, 3, 7, 10, 9, 6, 11, 8, 4, 2, 1, 5, 0, 7, 3, 10, 9, 8, 1, 6, 4, 5, 2, 0, 7, 3, 6, 8, 4, 1, 2, 5, 3, 0, 7, 5, 2, 6, 8, 0, 3, 7, 1, 4, 2, 6, 8, 1, 4, 5, 0, 3, 7, 2, 6, 8, 1, 4, 5, 3, 0, 7, 6, 2, 8, 1, 4, 5, 0, 3, 7, 6, 2, 8, 1, 4, 5, 0, 3, 7};
+  static constexpr std::array<std::uint16_t, 428> leaf_configs = {8, 9, 11, 10, 2, 4, 6, 3, 0, 5, 7, 1, 10, 11, 9, 8, 2, 4, 3, 6, 7, 0, 5, 1, 8, 9, 0, 5, 4, 11, 10, 1, 6, 2, 3, 7, 9, 8, 11, 10, 4, 5, 6, 0, 1, 3, 7, 2, 8, 9, 5, 11, 4, 6, 10, 1, 3, 7, 0, 2, 11, 10, 4, 9, 6, 8, 3, 5, 0, 2, 7, 1, 10, 11, 4, 6, 5, 8, 9, 3, 1, 7, 0, 2, 5, 6, 11, 4, 10, 1, 3, 9, 8, 7, 0, 2, 10, 5, 11, 6, 4, 9, 8, 3, 1, 7, 2, 0, 11, 6, 10, 5, 4, 9, 8, 1, 3, 7, 0, 2, 8, 9, 4, 5, 0, 2, 10, 11, 6, 3, 1, 7, 9, 8, 11, 10, 4, 1, 5, 6, 0, 3, 7, 2, 2, 11, 3, 4, 10, 5, 0, 6, 9, 8, 7, 1, 0, 4, 6, 5, 1, 11, 10, 3, 7, 2, 9, 8, 0, 4, 5, 1, 6, 3, 2, 7, 4, 5, 0, 6, 1, 2, 3, 7, 0, 7, 6, 3, 4, 5, 1, 2, 11, 10, 4, 2, 3, 6, 9, 8, 7, 0, 5, 1, 2, 4, 3, 6, 7, 0, 5, 1, 9, 8, 5, 4, 6, 11, 10, 1, 3, 7, 0, 2, 5, 4, 6, 1, 3, 7, 0, 2, 4, 5, 6, 3, 1, 7, 0, 2, 5, 4, 6, 3, 1, 7, 0, 2, 5, 6, 4, 1, 3, 7, 0, 2, 4, 5, 6, 1, 3, 7, 0, 2, 6, 5, 4, 3, 1, 7, 0, 2, 1, 6, 3, 7, 4, 0, 5, 2, 10, 11, 2, 6, 4, 3, 9, 8, 7, 0, 5, 1, 3, 2, 11, 10, 0, 6, 7, 4, 1, 5, 9, 8, 2, 3, 6, 10, 11, 7, 0, 5, 4, 1, 9, 8, 2, 3, 6, 4, 7, 0, 5, 1, 0, 7, 10, 3, 11, 6, 1, 2, 5, 4, 9, 8, 10, 11, 7, 3, 1, 2, 0, 6, 4, 5, 9, 8, 7, 3, 0, 2, 6, 1, 10, 11, 5, 4, 9, 8, 3, 10, 7, 11, 2, 1, 0, 6, 5, 4, 9, 8, 7, 0, 3, 2, 1, 6, 4, 5, 3, 7, 2, 0, 1, 6, 5, 4, 6, 1, 3, 7, 5, 4, 0, 2, 1, 3, 7, 0, 2, 6, 5, 4, 1, 3, 7, 0, 2, 6, 5, 4, 3, 1, 7, 0, 2, 6, 5, 4, 3, 1, 7, 0, 2, 6, 5, 4};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 12> fallback = {6, 5, 2, 8, 1, 0, 4, 7, 3, 11, 10, 9};
+  static constexpr std::array<std::uint16_t, 12> fallback = {3, 6, 2, 4, 7, 0, 1, 5, 10, 11, 9, 8};
 };
 
 using kernels = aotune::heuristics::TableList<jagged_sum, jagged_mean, jagged_dense_add, causal_trailing_mean>;
