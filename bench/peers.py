@@ -43,27 +43,34 @@ class Aotune:
         if status != 0:
             raise RuntimeError("aotune: " + self.lib.aotune_last_error().decode())
 
-    @staticmethod
-    def stream():
-        return ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+    # The caller's current stream as a raw handle, through torch's C fast path (the one Triton's
+    # launcher calls): torch.cuda.current_stream() builds a Stream object on every call, which is
+    # host time inside a small shape's 4-5 µs. The C ABI takes the handle as a plain pointer.
+    try:
+        from torch._C import _cuda_getCurrentRawStream as _raw_stream
+    except ImportError:  # an older or newer torch without it
+        _raw_stream = staticmethod(lambda device: torch.cuda.current_stream(device).cuda_stream)
+
+    def stream(self, t):
+        return self._raw_stream(t.get_device())
 
     def jagged_sum(self, v, off, out, max_len, dt):
         self.check(self.lib.aotune_jagged_sum(v.data_ptr(), off.data_ptr(), out.data_ptr(), out.shape[0], v.shape[1],
-                                              v.shape[0], max_len, DTYPES[dt][1], 1, self.stream()))
+                                              v.shape[0], max_len, DTYPES[dt][1], 1, self.stream(out)))
 
     def jagged_mean(self, v, off, fc, out, max_len, dt):
         self.check(self.lib.aotune_jagged_mean(v.data_ptr(), off.data_ptr(), fc.data_ptr(), out.data_ptr(), out.shape[0],
-                                               v.shape[1], v.shape[0], max_len, DTYPES[dt][1], 1, self.stream()))
+                                               v.shape[1], v.shape[0], max_len, DTYPES[dt][1], 1, self.stream(out)))
 
     def jagged_dense_add(self, x, off, y, out, max_len, dt):
         self.check(self.lib.aotune_jagged_dense_add(x.data_ptr(), off.data_ptr(), y.data_ptr(), out.data_ptr(),
                                                     y.shape[0], y.shape[1], x.shape[0], max_len, DTYPES[dt][1], 1,
-                                                    self.stream()))
+                                                    self.stream(out)))
 
     def trailing_mean(self, x, out, cf, dt):
         B, D, T = x.shape
         self.check(self.lib.aotune_causal_trailing_mean(x.data_ptr(), out.data_ptr(), B, D, T, cf, DTYPES[dt][1],
-                                                        self.stream()))
+                                                        self.stream(out)))
 
 
 # ---------------------------------------------------------------- peers
