@@ -235,25 +235,26 @@ TEST(CausalTrailingMeanSupports, RejectsAConfigWithoutACompiledKernel) {
 
 TEST(CausalTrailingMeanSupports, ThreadAndFlatUnitsTakeWindowsUpToTheirLimitAndNameTheWindowBeyond) {
   for (const Unit unit : {Unit::thread, Unit::flat}) {
-  SCOPED_TRACE(unit == Unit::thread ? "thread" : "flat");
-  const Config thread{unit, 128, 1, 1};
-  Problem p = valid_problem();
-  p.T = 4096;
-  p.cf = detail::kMaxThreadWindow;
-  EXPECT_TRUE(supports(thread, p).ok);
-  p.cf = detail::kMaxThreadWindow + 1;
-  const Legality wide = supports(thread, p);
-  EXPECT_FALSE(wide.ok);
-  EXPECT_NE(wide.reason.find("window"), std::string::npos) << wide.reason;
-  EXPECT_NE(wide.reason.find(std::to_string(detail::kMaxThreadWindow + 1)), std::string::npos) << wide.reason;
-  p.T = 20;  // the window is min(cf, T): prefix means of short rows stay cheap
-  p.cf = 100000;
-  EXPECT_TRUE(supports(thread, p).ok);
-  // No tiles or segments: only vecs 1, seg_tiles 1, not persistent has a kernel.
-  EXPECT_FALSE(supports(Config{unit, 128, 2, 1}, p).ok);
-  EXPECT_FALSE(supports(Config{unit, 128, 1, 4}, p).ok);
-  EXPECT_FALSE(supports(Config{unit, 128, 1, 1, true}, p).ok);
-  EXPECT_FALSE(supports(Config{unit, 64, 1, 1}, p).ok);
+    SCOPED_TRACE(unit == Unit::flat ? "flat" : "thread");
+    const Config per_output{unit, 128, 1, 1};
+    Problem p = valid_problem();
+    p.T = 4096;
+    p.cf = detail::kMaxThreadWindow;
+    EXPECT_TRUE(supports(per_output, p).ok);
+    p.cf = detail::kMaxThreadWindow + 1;
+    const Legality wide = supports(per_output, p);
+    EXPECT_FALSE(wide.ok);
+    EXPECT_NE(wide.reason.find("window"), std::string::npos) << wide.reason;
+    EXPECT_NE(wide.reason.find(std::to_string(detail::kMaxThreadWindow + 1)), std::string::npos) << wide.reason;
+    EXPECT_NE(wide.reason.find(unit == Unit::flat ? "flat" : "thread-per-output"), std::string::npos) << wide.reason;
+    p.T = 20;  // the window is min(cf, T): prefix means of short rows stay cheap
+    p.cf = 100000;
+    EXPECT_TRUE(supports(per_output, p).ok);
+    // No tiles or segments: only vecs 1, seg_tiles 1, not persistent has a kernel.
+    EXPECT_FALSE(supports(Config{unit, 128, 2, 1}, p).ok);
+    EXPECT_FALSE(supports(Config{unit, 128, 1, 4}, p).ok);
+    EXPECT_FALSE(supports(Config{unit, 128, 1, 1, true}, p).ok);
+    EXPECT_FALSE(supports(Config{unit, 64, 1, 1}, p).ok);
   }
 }
 
