@@ -13,6 +13,7 @@
 #include "kernels/causal_trailing_mean/causal_trailing_mean.h"
 #include "kernels/causal_trailing_mean/causal_trailing_mean_kernel.h"
 #include "kernels/causal_trailing_mean/causal_trailing_mean_launch.h"
+#include "kernels/common/dtype.h"
 #include "kernels/common/errors.h"
 #include "kernels/common/host_data.h"
 
@@ -317,7 +318,7 @@ TEST(CausalTrailingMeanKernel, TestShapesCoverTheEdgeCasesInEveryDtype) {
     if (s.value("misalign", 0) == 3) seen.insert(dtype + " misalign 3");
     // Rows after the first off a 16-byte boundary (T * element size not a multiple of 16), with
     // tiles after the head, for the direct (cf <= 4) and the running window (cf > 8).
-    const int64_t elem_bytes = dtype == "f32" ? 4 : 2;
+    const auto elem_bytes = static_cast<int64_t>(dtype_size(parse_dtype(dtype)));
     const int64_t vec = 16 / elem_bytes;
     if (rows >= 2 && T % vec != 0 && T > 2 * vec) {
       if (cf <= 4) seen.insert(dtype + " odd rows direct");
