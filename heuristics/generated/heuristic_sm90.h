@@ -28,12 +28,12 @@
 //   8 configs, tree depth 2 (max depth 2 and min leaf 16 from cross-validation)
 // causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 373 shapes
 //   database configs/sm90/causal_trailing_mean.json
-//   sha256 75b845a596d97e17b9198d31afb851296cc33ad0909ac3d5d85c30f04c88874c
-//   kernel source dcc475009ac56993984c1fb73f0306fa09349d35b099fe151ab153a53872e636
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0605, p95 1.1925, max 2.3066
-//   best single config warp.t128.v1.s4: geomean 1.2864
-//   default config block.t256.v1.s16: geomean 2.0622
-//   16 configs, tree depth 10 (max depth 10 and min leaf 2 from cross-validation)
+//   sha256 d8813047af704664ab086473fd8e0d584b0bfc4eb65c454651fa5efd818ca5df
+//   kernel source 40b72219bdc211904551e79440e230811b3309af8018ec4dc69ece31fc27410b
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0611, p95 1.1993, max 2.1046
+//   best single config warp.t128.v1.s4: geomean 1.3382
+//   default config block.t256.v1.s16: geomean 2.1407
+//   12 configs, tree depth 7 (max depth 7 and min leaf 1 from cross-validation)
 // clang-format off
 #pragma once
 
@@ -463,37 +463,29 @@ struct causal_trailing_mean {
       "row_bytes",
   };
   // The configs the tree may pick; the comment is each one's id.
-  static constexpr std::array<aotune::causal_trailing_mean::Config, 16> configs = {{
+  static constexpr std::array<aotune::causal_trailing_mean::Config, 12> configs = {{
       {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 0: block.t128.v1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 1: block.t128.v1.s16
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 2: block.t128.v2.s4
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 4, .persistent = false},  // 3: warp.t128.v1.s4
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 4: warp.t128.v1.s16
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 5: warp.t128.v2.s4
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 6: warp.t256.v1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = true},  // 7: warp.t128.v1.s1.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = true},  // 8: warp.t128.v2.s1.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = true},  // 9: warp.t256.v1.s1.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 2, .seg_tiles = 1, .persistent = true},  // 10: warp.t256.v2.s1.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 4, .seg_tiles = 4, .persistent = true},  // 11: warp.t256.v4.s4.p
-      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 12: thread.t128
-      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 13: thread.t256
-      {.unit = aotune::causal_trailing_mean::Unit::flat, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 14: flat.t128
-      {.unit = aotune::causal_trailing_mean::Unit::flat, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 15: flat.t256
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = false},  // 1: block.t128.v2.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 2: warp.t128.v1.s16
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 3: warp.t128.v2.s4
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 4: warp.t256.v1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 4, .persistent = true},  // 5: block.t128.v1.s4.p
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = true},  // 6: block.t128.v2.s4.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 4, .seg_tiles = 16, .persistent = true},  // 7: warp.t256.v4.s16.p
+      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 8: thread.t128
+      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 9: thread.t256
+      {.unit = aotune::causal_trailing_mean::Unit::flat, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 10: flat.t128
+      {.unit = aotune::causal_trailing_mean::Unit::flat, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 11: flat.t256
   }};
-  static constexpr std::array<std::string_view, 16> config_ids = {
+  static constexpr std::array<std::string_view, 12> config_ids = {
       "block.t128.v1.s1",
-      "block.t128.v1.s16",
-      "block.t128.v2.s4",
-      "warp.t128.v1.s4",
+      "block.t128.v2.s1",
       "warp.t128.v1.s16",
       "warp.t128.v2.s4",
       "warp.t256.v1.s1",
-      "warp.t128.v1.s1.p",
-      "warp.t128.v2.s1.p",
-      "warp.t256.v1.s1.p",
-      "warp.t256.v2.s1.p",
-      "warp.t256.v4.s4.p",
+      "block.t128.v1.s4.p",
+      "block.t128.v2.s4.p",
+      "warp.t256.v4.s16.p",
       "thread.t128",
       "thread.t256",
       "flat.t128",
@@ -501,102 +493,86 @@ struct causal_trailing_mean {
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 91> tree = {{
-      {2, 1, 4, 84.85281374238569},  // 0: T < 84.8528 ? 1 : 4
-      {6, 2, 3, 1112182.8002841978},  // 1: total_bytes < 1.11218e+06 ? 2 : 3
-      {-1, 0, 16, 0.0},  // 2: leaf: thread.t128, thread.t256, flat.t256, flat.t128, warp.t128.v1.s16, warp.t256.v1.s1.p, warp.t128.v1.s1.p, warp.t256.v1.s1, warp.t128.v1.s4, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v2.s1.p, block.t128.v1.s16, block.t128.v1.s1, warp.t256.v4.s4.p, block.t128.v2.s4
-      {-1, 16, 16, 0.0},  // 3: leaf: flat.t128, flat.t256, thread.t256, thread.t128, warp.t128.v1.s16, warp.t256.v1.s1, warp.t128.v1.s4, warp.t256.v1.s1.p, warp.t128.v1.s1.p, warp.t128.v2.s4, warp.t256.v2.s1.p, warp.t128.v2.s1.p, warp.t256.v4.s4.p, block.t128.v1.s1, block.t128.v1.s16, block.t128.v2.s4
-      {6, 5, 60, 11351168.172483396},  // 4: total_bytes < 1.13512e+07 ? 5 : 60
-      {3, 6, 23, 22.627416997969522},  // 5: cf < 22.6274 ? 6 : 23
-      {6, 7, 12, 915893.4435839138},  // 6: total_bytes < 915893 ? 7 : 12
-      {7, 8, 11, 23170.47500592079},  // 7: row_bytes < 23170.5 ? 8 : 11
-      {6, 9, 10, 7155.417527999327},  // 8: total_bytes < 7155.42 ? 9 : 10
-      {-1, 32, 16, 0.0},  // 9: leaf: thread.t128, thread.t256, block.t128.v1.s16, block.t128.v1.s1, warp.t128.v1.s1.p, warp.t256.v1.s1.p, warp.t256.v1.s1, flat.t256, flat.t128, block.t128.v2.s4, warp.t128.v2.s1.p, warp.t128.v1.s4, warp.t128.v1.s16, warp.t256.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p
-      {-1, 48, 16, 0.0},  // 10: leaf: thread.t256, thread.t128, flat.t256, flat.t128, warp.t256.v1.s1.p, warp.t128.v1.s1.p, warp.t256.v1.s1, warp.t128.v2.s1.p, block.t128.v1.s1, warp.t256.v2.s1.p, block.t128.v1.s16, warp.t128.v1.s4, warp.t128.v2.s4, block.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s4.p
-      {-1, 64, 16, 0.0},  // 11: leaf: thread.t128, thread.t256, flat.t256, block.t128.v1.s1, warp.t128.v1.s1.p, warp.t256.v1.s1.p, warp.t256.v1.s1, warp.t128.v2.s1.p, flat.t128, warp.t256.v2.s1.p, warp.t128.v1.s4, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
-      {2, 13, 18, 1752.7121840165316},  // 12: T < 1752.71 ? 13 : 18
-      {3, 14, 15, 2.8284271247461903},  // 13: cf < 2.82843 ? 14 : 15
-      {-1, 80, 16, 0.0},  // 14: leaf: flat.t256, flat.t128, thread.t128, thread.t256, warp.t128.v1.s1.p, warp.t256.v1.s1.p, warp.t256.v1.s1, warp.t256.v2.s1.p, warp.t128.v2.s1.p, warp.t128.v1.s4, warp.t128.v1.s16, warp.t128.v2.s4, block.t128.v1.s1, block.t128.v1.s16, warp.t256.v4.s4.p, block.t128.v2.s4
-      {2, 16, 17, 353.5533905932738},  // 15: T < 353.553 ? 16 : 17
-      {-1, 96, 16, 0.0},  // 16: leaf: flat.t256, flat.t128, warp.t128.v1.s16, warp.t128.v1.s1.p, warp.t128.v1.s4, thread.t256, warp.t256.v1.s1.p, warp.t256.v1.s1, thread.t128, warp.t256.v2.s1.p, warp.t128.v2.s4, warp.t128.v2.s1.p, block.t128.v1.s1, block.t128.v1.s16, warp.t256.v4.s4.p, block.t128.v2.s4
-      {-1, 112, 16, 0.0},  // 17: leaf: flat.t128, flat.t256, warp.t256.v2.s1.p, warp.t128.v2.s1.p, warp.t256.v1.s1, warp.t128.v1.s1.p, warp.t256.v1.s1.p, warp.t128.v2.s4, thread.t256, block.t128.v1.s1, thread.t128, warp.t128.v1.s4, block.t128.v1.s16, warp.t128.v1.s16, warp.t256.v4.s4.p, block.t128.v2.s4
-      {7, 19, 20, 8485.28137423857},  // 18: row_bytes < 8485.28 ? 19 : 20
-      {-1, 128, 16, 0.0},  // 19: leaf: block.t128.v1.s16, warp.t128.v2.s1.p, block.t128.v1.s1, block.t128.v2.s4, warp.t256.v2.s1.p, warp.t128.v1.s4, warp.t128.v1.s1.p, warp.t256.v1.s1.p, warp.t256.v1.s1, warp.t128.v2.s4, flat.t256, warp.t256.v4.s4.p, flat.t128, warp.t128.v1.s16, thread.t256, thread.t128
-      {3, 21, 22, 2.8284271247461903},  // 20: cf < 2.82843 ? 21 : 22
-      {-1, 144, 16, 0.0},  // 21: leaf: warp.t256.v2.s1.p, warp.t128.v2.s1.p, block.t128.v1.s1, warp.t128.v1.s1.p, flat.t128, warp.t256.v1.s1.p, flat.t256, warp.t256.v1.s1, warp.t128.v1.s4, thread.t256, block.t128.v2.s4, warp.t128.v2.s4, thread.t128, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
-      {-1, 160, 16, 0.0},  // 22: leaf: flat.t256, flat.t128, warp.t256.v2.s1.p, block.t128.v1.s1, warp.t128.v1.s1.p, warp.t128.v2.s1.p, warp.t256.v1.s1, warp.t256.v1.s1.p, warp.t128.v1.s4, block.t128.v2.s4, thread.t256, thread.t128, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
-      {6, 24, 51, 5076396.731540985},  // 23: total_bytes < 5.0764e+06 ? 24 : 51
-      {6, 25, 46, 2072430.2873679493},  // 24: total_bytes < 2.07243e+06 ? 25 : 46
-      {3, 26, 35, 45.254833995939045},  // 25: cf < 45.2548 ? 26 : 35
-      {5, 27, 30, 115852.37502960395},  // 26: elems < 115852 ? 27 : 30
-      {7, 28, 29, 2828.42712474619},  // 27: row_bytes < 2828.43 ? 28 : 29
-      {-1, 176, 16, 0.0},  // 28: leaf: thread.t128, thread.t256, warp.t256.v1.s1.p, warp.t128.v1.s1.p, warp.t256.v1.s1, block.t128.v1.s1, block.t128.v1.s16, warp.t128.v1.s16, flat.t128, warp.t128.v1.s4, flat.t256, warp.t128.v2.s1.p, warp.t256.v2.s1.p, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p
-      {-1, 192, 16, 0.0},  // 29: leaf: thread.t256, thread.t128, warp.t128.v1.s1.p, block.t128.v1.s1, warp.t256.v1.s1.p, warp.t256.v1.s1, flat.t256, flat.t128, warp.t128.v2.s1.p, warp.t256.v2.s1.p, block.t128.v2.s4, warp.t128.v1.s4, warp.t128.v2.s4, block.t128.v1.s16, warp.t256.v4.s4.p, warp.t128.v1.s16
-      {2, 31, 32, 126.49110640673518},  // 30: T < 126.491 ? 31 : 32
-      {-1, 208, 16, 0.0},  // 31: leaf: warp.t256.v1.s1.p, warp.t128.v1.s16, warp.t128.v1.s1.p, warp.t256.v1.s1, warp.t128.v1.s4, flat.t128, flat.t256, warp.t128.v2.s1.p, thread.t256, thread.t128, warp.t128.v2.s4, warp.t256.v2.s1.p, warp.t256.v4.s4.p, block.t128.v1.s1, block.t128.v1.s16, block.t128.v2.s4
-      {0, 33, 34, 2.8284271247461903},  // 32: elem_bytes < 2.82843 ? 33 : 34
-      {-1, 224, 16, 0.0},  // 33: leaf: warp.t128.v1.s1.p, warp.t256.v1.s1, warp.t256.v1.s1.p, flat.t128, flat.t256, warp.t256.v2.s1.p, warp.t128.v2.s1.p, warp.t128.v1.s4, block.t128.v1.s1, thread.t256, warp.t128.v2.s4, thread.t128, warp.t128.v1.s16, block.t128.v1.s16, warp.t256.v4.s4.p, block.t128.v2.s4
-      {-1, 240, 16, 0.0},  // 34: leaf: flat.t256, block.t128.v1.s1, warp.t128.v1.s1.p, warp.t256.v1.s1.p, warp.t256.v1.s1, flat.t128, warp.t128.v2.s1.p, thread.t256, warp.t256.v2.s1.p, thread.t128, warp.t128.v1.s4, block.t128.v2.s4, warp.t128.v2.s4, block.t128.v1.s16, warp.t256.v4.s4.p, warp.t128.v1.s16
-      {7, 36, 39, 1414.213562373095},  // 35: row_bytes < 1414.21 ? 36 : 39
-      {6, 37, 38, 9050.966799187809},  // 36: total_bytes < 9050.97 ? 37 : 38
-      {-1, 256, 12, 0.0},  // 37: leaf: warp.t128.v1.s4, warp.t128.v1.s1.p, warp.t256.v1.s1.p, warp.t256.v1.s1, block.t128.v1.s16, warp.t128.v1.s16, block.t128.v1.s1, block.t128.v2.s4, warp.t128.v2.s1.p, warp.t128.v2.s4, warp.t256.v2.s1.p, warp.t256.v4.s4.p
-      {-1, 268, 12, 0.0},  // 38: leaf: warp.t256.v1.s1.p, warp.t256.v1.s1, warp.t128.v1.s4, warp.t128.v1.s16, warp.t128.v1.s1.p, warp.t128.v2.s1.p, warp.t128.v2.s4, block.t128.v1.s16, block.t128.v1.s1, warp.t256.v2.s1.p, warp.t256.v4.s4.p, block.t128.v2.s4
-      {5, 40, 45, 64763.44648024841},  // 39: elems < 64763.4 ? 40 : 45
-      {6, 41, 42, 45794.672179195695},  // 40: total_bytes < 45794.7 ? 41 : 42
-      {-1, 280, 12, 0.0},  // 41: leaf: warp.t128.v1.s1.p, block.t128.v1.s1, warp.t256.v1.s1, warp.t256.v1.s1.p, warp.t128.v2.s1.p, warp.t256.v2.s1.p, block.t128.v2.s4, block.t128.v1.s16, warp.t128.v1.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
-      {5, 43, 44, 16190.861620062102},  // 42: elems < 16190.9 ? 43 : 44
-      {-1, 292, 12, 0.0},  // 43: leaf: warp.t256.v1.s1.p, warp.t256.v1.s1, block.t128.v1.s1, warp.t128.v1.s1.p, warp.t128.v2.s1.p, warp.t256.v2.s1.p, block.t128.v2.s4, warp.t128.v1.s4, block.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16
-      {-1, 304, 12, 0.0},  // 44: leaf: warp.t256.v1.s1, warp.t128.v1.s1.p, warp.t256.v1.s1.p, block.t128.v1.s1, warp.t128.v2.s1.p, warp.t256.v2.s1.p, block.t128.v2.s4, warp.t128.v1.s4, warp.t128.v2.s4, block.t128.v1.s16, warp.t256.v4.s4.p, warp.t128.v1.s16
-      {-1, 316, 12, 0.0},  // 45: leaf: warp.t128.v1.s1.p, warp.t256.v1.s1, warp.t256.v1.s1.p, block.t128.v1.s1, warp.t256.v2.s1.p, warp.t128.v2.s1.p, block.t128.v2.s4, warp.t128.v1.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
-      {2, 47, 48, 11585.237502960395},  // 46: T < 11585.2 ? 47 : 48
-      {-1, 328, 12, 0.0},  // 47: leaf: warp.t256.v2.s1.p, warp.t128.v2.s1.p, warp.t128.v1.s1.p, warp.t256.v1.s1.p, warp.t256.v1.s1, block.t128.v1.s1, warp.t128.v1.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v2.s4, block.t128.v1.s16, warp.t128.v1.s16
-      {3, 49, 50, 128.0},  // 48: cf < 128 ? 49 : 50
-      {-1, 340, 12, 0.0},  // 49: leaf: warp.t256.v1.s1, block.t128.v1.s1, warp.t128.v2.s1.p, warp.t256.v1.s1.p, warp.t128.v1.s1.p, warp.t256.v2.s1.p, block.t128.v2.s4, warp.t128.v1.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
-      {-1, 352, 12, 0.0},  // 50: leaf: block.t128.v1.s1, warp.t256.v1.s1.p, warp.t128.v2.s1.p, warp.t256.v1.s1, warp.t256.v2.s1.p, warp.t128.v1.s1.p, warp.t128.v1.s4, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
-      {1, 52, 57, 2896.309375740099},  // 51: rows < 2896.31 ? 52 : 57
-      {1, 53, 54, 80.0},  // 52: rows < 80 ? 53 : 54
-      {-1, 364, 12, 0.0},  // 53: leaf: warp.t256.v2.s1.p, warp.t128.v2.s1.p, block.t128.v1.s1, warp.t128.v1.s4, warp.t256.v1.s1.p, warp.t256.v1.s1, warp.t128.v1.s1.p, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
-      {1, 55, 56, 512.0},  // 54: rows < 512 ? 55 : 56
-      {-1, 376, 12, 0.0},  // 55: leaf: warp.t128.v2.s1.p, warp.t256.v2.s1.p, block.t128.v2.s4, warp.t128.v1.s4, warp.t256.v1.s1, warp.t128.v2.s4, block.t128.v1.s1, warp.t128.v1.s1.p, warp.t256.v1.s1.p, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
-      {-1, 388, 12, 0.0},  // 56: leaf: block.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s4, warp.t128.v2.s1.p, warp.t256.v2.s1.p, block.t128.v2.s4, block.t128.v1.s1, warp.t256.v1.s1, warp.t128.v1.s16, warp.t256.v1.s1.p, warp.t128.v1.s1.p
-      {3, 58, 59, 128.0},  // 57: cf < 128 ? 58 : 59
-      {-1, 400, 12, 0.0},  // 58: leaf: warp.t128.v1.s4, warp.t128.v1.s16, warp.t256.v1.s1, warp.t256.v1.s1.p, warp.t128.v1.s1.p, warp.t128.v2.s1.p, warp.t256.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s1, block.t128.v1.s16, block.t128.v2.s4
-      {-1, 412, 12, 0.0},  // 59: leaf: warp.t128.v1.s16, warp.t128.v1.s4, warp.t256.v1.s1, warp.t256.v1.s1.p, warp.t128.v1.s1.p, warp.t128.v2.s4, warp.t256.v2.s1.p, warp.t128.v2.s1.p, warp.t256.v4.s4.p, block.t128.v1.s1, block.t128.v1.s16, block.t128.v2.s4
-      {7, 61, 70, 3464.101615137755},  // 60: row_bytes < 3464.1 ? 61 : 70
-      {3, 62, 67, 22.627416997969522},  // 61: cf < 22.6274 ? 62 : 67
-      {2, 63, 66, 707.1067811865476},  // 62: T < 707.107 ? 63 : 66
-      {3, 64, 65, 2.8284271247461903},  // 63: cf < 2.82843 ? 64 : 65
-      {-1, 424, 16, 0.0},  // 64: leaf: flat.t256, flat.t128, thread.t256, thread.t128, warp.t128.v1.s4, warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t256.v2.s1.p, warp.t256.v1.s1, warp.t128.v1.s1.p, warp.t256.v1.s1.p, warp.t256.v4.s4.p, block.t128.v1.s1, block.t128.v1.s16, block.t128.v2.s4
-      {-1, 440, 16, 0.0},  // 65: leaf: flat.t128, flat.t256, warp.t128.v1.s16, warp.t128.v1.s4, warp.t128.v2.s1.p, warp.t256.v2.s1.p, warp.t128.v2.s4, warp.t256.v1.s1, warp.t256.v1.s1.p, warp.t128.v1.s1.p, thread.t256, thread.t128, warp.t256.v4.s4.p, block.t128.v1.s1, block.t128.v1.s16, block.t128.v2.s4
-      {-1, 456, 16, 0.0},  // 66: leaf: warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v1.s4, warp.t256.v2.s1.p, flat.t128, flat.t256, warp.t128.v2.s1.p, block.t128.v1.s16, warp.t256.v4.s4.p, warp.t256.v1.s1, block.t128.v1.s1, warp.t256.v1.s1.p, warp.t128.v1.s1.p, block.t128.v2.s4, thread.t256, thread.t128
-      {0, 68, 69, 2.8284271247461903},  // 67: elem_bytes < 2.82843 ? 68 : 69
-      {-1, 472, 12, 0.0},  // 68: leaf: warp.t128.v1.s16, warp.t128.v1.s4, warp.t128.v2.s4, warp.t256.v2.s1.p, warp.t256.v1.s1, warp.t128.v2.s1.p, warp.t256.v4.s4.p, warp.t256.v1.s1.p, warp.t128.v1.s1.p, block.t128.v1.s16, block.t128.v1.s1, block.t128.v2.s4
-      {-1, 484, 12, 0.0},  // 69: leaf: warp.t128.v1.s4, warp.t128.v1.s16, warp.t128.v2.s4, warp.t128.v2.s1.p, warp.t256.v2.s1.p, warp.t256.v1.s1, warp.t128.v1.s1.p, warp.t256.v1.s1.p, warp.t256.v4.s4.p, block.t128.v1.s1, block.t128.v1.s16, block.t128.v2.s4
-      {7, 71, 82, 9914.837366290989},  // 70: row_bytes < 9914.84 ? 71 : 82
-      {3, 72, 79, 9.797958971132713},  // 71: cf < 9.79796 ? 72 : 79
-      {0, 73, 76, 2.8284271247461903},  // 72: elem_bytes < 2.82843 ? 73 : 76
-      {2, 74, 75, 2478.7093415727472},  // 73: T < 2478.71 ? 74 : 75
-      {-1, 496, 16, 0.0},  // 74: leaf: warp.t256.v4.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, block.t128.v1.s16, warp.t128.v1.s4, warp.t128.v2.s1.p, warp.t256.v2.s1.p, block.t128.v2.s4, block.t128.v1.s1, flat.t128, flat.t256, warp.t128.v1.s1.p, warp.t256.v1.s1.p, warp.t256.v1.s1, thread.t256, thread.t128
-      {-1, 512, 16, 0.0},  // 75: leaf: block.t128.v1.s16, warp.t128.v1.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v2.s1.p, warp.t128.v2.s1.p, flat.t128, flat.t256, block.t128.v1.s1, warp.t128.v1.s1.p, warp.t256.v1.s1.p, warp.t256.v1.s1, thread.t256, thread.t128
-      {2, 77, 78, 1752.7121840165316},  // 76: T < 1752.71 ? 77 : 78
-      {-1, 528, 16, 0.0},  // 77: leaf: flat.t128, flat.t256, warp.t256.v4.s4.p, warp.t128.v2.s4, block.t128.v2.s4, block.t128.v1.s16, warp.t128.v1.s4, warp.t128.v2.s1.p, warp.t256.v2.s1.p, warp.t128.v1.s16, block.t128.v1.s1, warp.t256.v1.s1, thread.t256, warp.t128.v1.s1.p, warp.t256.v1.s1.p, thread.t128
-      {-1, 544, 16, 0.0},  // 78: leaf: warp.t128.v2.s4, flat.t128, warp.t256.v4.s4.p, flat.t256, warp.t128.v1.s4, warp.t128.v1.s16, block.t128.v2.s4, block.t128.v1.s16, warp.t128.v2.s1.p, warp.t256.v2.s1.p, block.t128.v1.s1, warp.t256.v1.s1, warp.t256.v1.s1.p, warp.t128.v1.s1.p, thread.t256, thread.t128
-      {5, 80, 81, 7179109.105731714},  // 79: elems < 7.17911e+06 ? 80 : 81
-      {-1, 560, 12, 0.0},  // 80: leaf: warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s4, warp.t128.v2.s4, warp.t128.v1.s16, block.t128.v2.s4, warp.t128.v2.s1.p, warp.t256.v2.s1.p, block.t128.v1.s1, warp.t256.v1.s1, warp.t256.v1.s1.p, warp.t128.v1.s1.p
-      {-1, 572, 12, 0.0},  // 81: leaf: warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v1.s4, block.t128.v1.s16, block.t128.v2.s4, warp.t256.v2.s1.p, warp.t128.v2.s1.p, block.t128.v1.s1, warp.t256.v1.s1, warp.t256.v1.s1.p, warp.t128.v1.s1.p
-      {5, 83, 84, 2965820.800757861},  // 82: elems < 2.96582e+06 ? 83 : 84
-      {-1, 584, 12, 0.0},  // 83: leaf: warp.t256.v2.s1.p, warp.t128.v1.s4, warp.t128.v2.s1.p, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s1, warp.t256.v1.s1, warp.t128.v1.s1.p, warp.t256.v1.s1.p, block.t128.v1.s16, warp.t128.v1.s16
-      {3, 85, 86, 113.13708498984761},  // 84: cf < 113.137 ? 85 : 86
-      {-1, 596, 12, 0.0},  // 85: leaf: block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s4, warp.t128.v1.s16, warp.t128.v2.s1.p, warp.t256.v2.s1.p, block.t128.v1.s1, warp.t256.v1.s1, warp.t256.v1.s1.p, warp.t128.v1.s1.p
-      {7, 87, 90, 46340.95001184158},  // 86: row_bytes < 46341 ? 87 : 90
-      {0, 88, 89, 2.8284271247461903},  // 87: elem_bytes < 2.82843 ? 88 : 89
-      {-1, 608, 12, 0.0},  // 88: leaf: block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t128.v1.s4, warp.t256.v2.s1.p, warp.t128.v2.s1.p, block.t128.v1.s1, warp.t256.v1.s1, warp.t256.v1.s1.p, warp.t128.v1.s1.p
-      {-1, 620, 12, 0.0},  // 89: leaf: warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s4, warp.t128.v1.s16, warp.t128.v2.s1.p, warp.t256.v2.s1.p, block.t128.v1.s1, warp.t256.v1.s1, warp.t256.v1.s1.p, warp.t128.v1.s1.p
-      {-1, 632, 12, 0.0},  // 90: leaf: warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s4, block.t128.v1.s16, warp.t128.v1.s16, warp.t256.v2.s1.p, warp.t128.v2.s1.p, block.t128.v1.s1, warp.t256.v1.s1, warp.t256.v1.s1.p, warp.t128.v1.s1.p
+  static constexpr std::array<aotune::heuristics::TreeNode, 75> tree = {{
+      {3, 1, 54, 45.254833995939045},  // 0: cf < 45.2548 ? 1 : 54
+      {6, 2, 39, 132635538.39154875},  // 1: total_bytes < 1.32636e+08 ? 2 : 39
+      {6, 3, 14, 556091.400142099},  // 2: total_bytes < 556091 ? 3 : 14
+      {6, 4, 5, 5059.6442562694065},  // 3: total_bytes < 5059.64 ? 4 : 5
+      {-1, 0, 12, 0.0},  // 4: leaf: thread.t256, thread.t128, flat.t128, flat.t256, warp.t256.v1.s1, block.t128.v1.s1, block.t128.v1.s4.p, block.t128.v2.s1, block.t128.v2.s4.p, warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s16.p
+      {2, 6, 13, 11585.237502960395},  // 5: T < 11585.2 ? 6 : 13
+      {3, 7, 10, 22.627416997969522},  // 6: cf < 22.6274 ? 7 : 10
+      {3, 8, 9, 8.0},  // 7: cf < 8 ? 8 : 9
+      {-1, 12, 12, 0.0},  // 8: leaf: thread.t128, thread.t256, flat.t128, flat.t256, warp.t256.v1.s1, block.t128.v1.s1, block.t128.v1.s4.p, block.t128.v2.s1, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s16.p
+      {-1, 24, 12, 0.0},  // 9: leaf: flat.t128, thread.t128, flat.t256, thread.t256, warp.t256.v1.s1, block.t128.v1.s1, warp.t128.v2.s4, block.t128.v1.s4.p, warp.t128.v1.s16, block.t128.v2.s1, block.t128.v2.s4.p, warp.t256.v4.s16.p
+      {0, 11, 12, 2.8284271247461903},  // 10: elem_bytes < 2.82843 ? 11 : 12
+      {-1, 36, 12, 0.0},  // 11: leaf: thread.t256, thread.t128, flat.t256, flat.t128, warp.t256.v1.s1, block.t128.v1.s1, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, block.t128.v2.s1, block.t128.v2.s4.p, warp.t256.v4.s16.p
+      {-1, 48, 12, 0.0},  // 12: leaf: flat.t256, flat.t128, thread.t128, thread.t256, warp.t256.v1.s1, block.t128.v1.s1, block.t128.v1.s4.p, block.t128.v2.s1, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s16.p
+      {-1, 60, 12, 0.0},  // 13: leaf: thread.t256, block.t128.v1.s1, thread.t128, flat.t128, flat.t256, warp.t256.v1.s1, block.t128.v2.s1, block.t128.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s16.p
+      {2, 15, 26, 7010.848736066127},  // 14: T < 7010.85 ? 15 : 26
+      {2, 16, 19, 1752.7121840165316},  // 15: T < 1752.71 ? 16 : 19
+      {5, 17, 18, 114486.68044798923},  // 16: elems < 114487 ? 17 : 18
+      {-1, 72, 12, 0.0},  // 17: leaf: flat.t256, flat.t128, thread.t256, thread.t128, warp.t128.v1.s16, warp.t256.v1.s1, warp.t128.v2.s4, block.t128.v1.s1, block.t128.v1.s4.p, warp.t256.v4.s16.p, block.t128.v2.s4.p, block.t128.v2.s1
+      {-1, 84, 12, 0.0},  // 18: leaf: flat.t128, flat.t256, warp.t128.v1.s16, thread.t256, warp.t256.v1.s1, thread.t128, warp.t128.v2.s4, warp.t256.v4.s16.p, block.t128.v1.s1, block.t128.v1.s4.p, block.t128.v2.s1, block.t128.v2.s4.p
+      {5, 20, 23, 14358218.211463427},  // 19: elems < 1.43582e+07 ? 20 : 23
+      {0, 21, 22, 2.8284271247461903},  // 20: elem_bytes < 2.82843 ? 21 : 22
+      {-1, 96, 12, 0.0},  // 21: leaf: block.t128.v1.s4.p, block.t128.v2.s4.p, flat.t128, warp.t128.v2.s4, flat.t256, block.t128.v1.s1, warp.t256.v4.s16.p, block.t128.v2.s1, warp.t256.v1.s1, warp.t128.v1.s16, thread.t256, thread.t128
+      {-1, 108, 12, 0.0},  // 22: leaf: flat.t128, flat.t256, block.t128.v2.s1, warp.t128.v2.s4, block.t128.v2.s4.p, block.t128.v1.s4.p, warp.t256.v4.s16.p, block.t128.v1.s1, warp.t256.v1.s1, warp.t128.v1.s16, thread.t256, thread.t128
+      {3, 24, 25, 9.797958971132713},  // 23: cf < 9.79796 ? 24 : 25
+      {-1, 120, 12, 0.0},  // 24: leaf: warp.t256.v4.s16.p, block.t128.v2.s4.p, warp.t128.v2.s4, block.t128.v1.s4.p, warp.t128.v1.s16, flat.t128, flat.t256, block.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
+      {-1, 132, 12, 0.0},  // 25: leaf: warp.t128.v2.s4, warp.t256.v4.s16.p, warp.t128.v1.s16, block.t128.v2.s4.p, block.t128.v1.s4.p, block.t128.v2.s1, flat.t128, flat.t256, block.t128.v1.s1, warp.t256.v1.s1, thread.t128, thread.t256
+      {5, 27, 34, 2965820.800757861},  // 26: elems < 2.96582e+06 ? 27 : 34
+      {0, 28, 31, 2.8284271247461903},  // 27: elem_bytes < 2.82843 ? 28 : 31
+      {1, 29, 30, 128.0},  // 28: rows < 128 ? 29 : 30
+      {-1, 144, 12, 0.0},  // 29: leaf: block.t128.v1.s1, block.t128.v2.s1, flat.t256, warp.t256.v1.s1, flat.t128, block.t128.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, thread.t256, thread.t128, warp.t128.v1.s16, warp.t256.v4.s16.p
+      {-1, 156, 12, 0.0},  // 30: leaf: block.t128.v2.s1, block.t128.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, block.t128.v1.s1, warp.t256.v1.s1, flat.t128, flat.t256, warp.t256.v4.s16.p, warp.t128.v1.s16, thread.t256, thread.t128
+      {1, 32, 33, 160.0},  // 31: rows < 160 ? 32 : 33
+      {-1, 168, 12, 0.0},  // 32: leaf: flat.t128, flat.t256, block.t128.v1.s1, block.t128.v2.s1, warp.t256.v1.s1, block.t128.v1.s4.p, warp.t128.v2.s4, block.t128.v2.s4.p, thread.t256, thread.t128, warp.t128.v1.s16, warp.t256.v4.s16.p
+      {-1, 180, 12, 0.0},  // 33: leaf: block.t128.v2.s1, flat.t128, warp.t128.v2.s4, block.t128.v2.s4.p, block.t128.v1.s4.p, flat.t256, warp.t256.v1.s1, block.t128.v1.s1, warp.t128.v1.s16, thread.t256, thread.t128, warp.t256.v4.s16.p
+      {6, 35, 36, 23726566.40606289},  // 34: total_bytes < 2.37266e+07 ? 35 : 36
+      {-1, 192, 12, 0.0},  // 35: leaf: block.t128.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, block.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1, flat.t128, flat.t256, warp.t128.v1.s16, warp.t256.v4.s16.p, thread.t256, thread.t128
+      {0, 37, 38, 2.8284271247461903},  // 36: elem_bytes < 2.82843 ? 37 : 38
+      {-1, 204, 12, 0.0},  // 37: leaf: block.t128.v2.s4.p, warp.t128.v2.s4, block.t128.v1.s4.p, warp.t256.v4.s16.p, warp.t128.v1.s16, block.t128.v2.s1, block.t128.v1.s1, flat.t128, flat.t256, warp.t256.v1.s1, thread.t256, thread.t128
+      {-1, 216, 12, 0.0},  // 38: leaf: warp.t128.v2.s4, block.t128.v2.s4.p, block.t128.v2.s1, block.t128.v1.s4.p, flat.t128, flat.t256, warp.t128.v1.s16, block.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s16.p, thread.t256, thread.t128
+      {2, 40, 47, 7010.848736066127},  // 39: T < 7010.85 ? 40 : 47
+      {7, 41, 46, 11585.237502960395},  // 40: row_bytes < 11585.2 ? 41 : 46
+      {2, 42, 43, 1752.7121840165316},  // 41: T < 1752.71 ? 42 : 43
+      {-1, 228, 12, 0.0},  // 42: leaf: warp.t128.v1.s16, warp.t128.v2.s4, flat.t128, flat.t256, warp.t256.v4.s16.p, warp.t256.v1.s1, block.t128.v1.s4.p, block.t128.v1.s1, block.t128.v2.s4.p, block.t128.v2.s1, thread.t256, thread.t128
+      {3, 44, 45, 9.797958971132713},  // 43: cf < 9.79796 ? 44 : 45
+      {-1, 240, 12, 0.0},  // 44: leaf: warp.t256.v4.s16.p, warp.t128.v2.s4, warp.t128.v1.s16, block.t128.v1.s4.p, block.t128.v2.s4.p, flat.t128, flat.t256, block.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
+      {-1, 252, 12, 0.0},  // 45: leaf: warp.t128.v2.s4, warp.t256.v4.s16.p, warp.t128.v1.s16, block.t128.v2.s4.p, block.t128.v2.s1, block.t128.v1.s4.p, flat.t128, flat.t256, block.t128.v1.s1, warp.t256.v1.s1, thread.t128, thread.t256
+      {-1, 264, 12, 0.0},  // 46: leaf: flat.t128, flat.t256, warp.t128.v2.s4, warp.t256.v4.s16.p, block.t128.v2.s4.p, warp.t128.v1.s16, block.t128.v1.s4.p, block.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
+      {0, 48, 53, 2.8284271247461903},  // 47: elem_bytes < 2.82843 ? 48 : 53
+      {2, 49, 52, 11585.237502960395},  // 48: T < 11585.2 ? 49 : 52
+      {3, 50, 51, 9.797958971132713},  // 49: cf < 9.79796 ? 50 : 51
+      {-1, 276, 12, 0.0},  // 50: leaf: block.t128.v2.s4.p, warp.t256.v4.s16.p, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, block.t128.v2.s1, flat.t128, flat.t256, block.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
+      {-1, 288, 12, 0.0},  // 51: leaf: warp.t128.v2.s4, block.t128.v2.s4.p, warp.t256.v4.s16.p, warp.t128.v1.s16, block.t128.v1.s4.p, block.t128.v2.s1, flat.t128, flat.t256, block.t128.v1.s1, warp.t256.v1.s1, thread.t128, thread.t256
+      {-1, 300, 12, 0.0},  // 52: leaf: warp.t256.v4.s16.p, block.t128.v2.s4.p, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, flat.t256, flat.t128, block.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
+      {-1, 312, 12, 0.0},  // 53: leaf: warp.t128.v2.s4, block.t128.v2.s4.p, warp.t256.v4.s16.p, warp.t128.v1.s16, block.t128.v1.s4.p, flat.t128, flat.t256, block.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
+      {5, 55, 72, 1831786.8871678277},  // 54: elems < 1.83179e+06 ? 55 : 72
+      {7, 56, 61, 8485.28137423857},  // 55: row_bytes < 8485.28 ? 56 : 61
+      {1, 57, 60, 1448.1546878700494},  // 56: rows < 1448.15 ? 57 : 60
+      {5, 58, 59, 886810.0134752652},  // 57: elems < 886810 ? 58 : 59
+      {-1, 324, 8, 0.0},  // 58: leaf: warp.t256.v1.s1, block.t128.v1.s1, block.t128.v1.s4.p, block.t128.v2.s4.p, block.t128.v2.s1, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s16.p
+      {-1, 332, 8, 0.0},  // 59: leaf: block.t128.v1.s4.p, warp.t256.v4.s16.p, warp.t128.v2.s4, block.t128.v1.s1, warp.t256.v1.s1, block.t128.v2.s1, block.t128.v2.s4.p, warp.t128.v1.s16
+      {-1, 340, 8, 0.0},  // 60: leaf: warp.t128.v1.s16, warp.t256.v1.s1, warp.t128.v2.s4, warp.t256.v4.s16.p, block.t128.v1.s1, block.t128.v1.s4.p, block.t128.v2.s1, block.t128.v2.s4.p
+      {6, 62, 67, 741455.2001894653},  // 61: total_bytes < 741455 ? 62 : 67
+      {0, 63, 64, 2.8284271247461903},  // 62: elem_bytes < 2.82843 ? 63 : 64
+      {-1, 348, 8, 0.0},  // 63: leaf: block.t128.v1.s1, warp.t256.v1.s1, block.t128.v2.s1, block.t128.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s16.p
+      {2, 65, 66, 23170.47500592079},  // 64: T < 23170.5 ? 65 : 66
+      {-1, 356, 8, 0.0},  // 65: leaf: warp.t256.v1.s1, block.t128.v1.s1, block.t128.v2.s1, block.t128.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s16.p
+      {-1, 364, 8, 0.0},  // 66: leaf: block.t128.v1.s1, warp.t256.v1.s1, block.t128.v2.s1, block.t128.v1.s4.p, warp.t128.v2.s4, block.t128.v2.s4.p, warp.t128.v1.s16, warp.t256.v4.s16.p
+      {5, 68, 69, 1269099.1828852464},  // 67: elems < 1.2691e+06 ? 68 : 69
+      {-1, 372, 8, 0.0},  // 68: leaf: block.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1, block.t128.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s16.p
+      {0, 70, 71, 2.8284271247461903},  // 69: elem_bytes < 2.82843 ? 70 : 71
+      {-1, 380, 8, 0.0},  // 70: leaf: block.t128.v1.s4.p, block.t128.v2.s4.p, block.t128.v2.s1, warp.t256.v1.s1, block.t128.v1.s1, warp.t128.v2.s4, warp.t256.v4.s16.p, warp.t128.v1.s16
+      {-1, 388, 8, 0.0},  // 71: leaf: block.t128.v2.s4.p, block.t128.v1.s4.p, block.t128.v2.s1, warp.t128.v2.s4, block.t128.v1.s1, warp.t256.v1.s1, warp.t128.v1.s16, warp.t256.v4.s16.p
+      {7, 73, 74, 3464.101615137755},  // 72: row_bytes < 3464.1 ? 73 : 74
+      {-1, 396, 8, 0.0},  // 73: leaf: warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s16.p, warp.t256.v1.s1, block.t128.v1.s4.p, block.t128.v1.s1, block.t128.v2.s1, block.t128.v2.s4.p
+      {-1, 404, 8, 0.0},  // 74: leaf: warp.t128.v2.s4, block.t128.v2.s4.p, warp.t256.v4.s16.p, warp.t128.v1.s16, block.t128.v1.s4.p, block.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1
   }};
-  static constexpr std::array<std::uint16_t, 644> leaf_configs = {12, 13, 15, 14, 4, 9, 7, 6, 3, 8, 5, 10, 1, 0, 11, 2, 14, 15, 13, 12, 4, 6, 3, 9, 7, 5, 10, 8, 11, 0, 1, 2, 12, 13, 1, 0, 7, 9, 6, 15, 14, 2, 8, 3, 4, 10, 5, 11, 13, 12, 15, 14, 9, 7, 6, 8, 0, 10, 1, 3, 5, 2, 4, 11, 12, 13, 15, 0, 7, 9, 6, 8, 14, 10, 3, 2, 5, 11, 1, 4, 15, 14, 12, 13, 7, 9, 6, 10, 8, 3, 4, 5, 0, 1, 11, 2, 15, 14, 4, 7, 3, 13, 9, 6, 12, 10, 5, 8, 0, 1, 11, 2, 14, 15, 10, 8, 6, 7, 9, 5, 13, 0, 12, 3, 1, 4, 11, 2, 1, 8, 0, 2, 10, 3, 7, 9, 6, 5, 15, 11, 14, 4, 13, 12, 10, 8, 0, 7, 14, 9, 15, 6, 3, 13, 2, 5, 12, 11, 1, 4, 15, 14, 10, 0, 7, 8, 6, 9, 3, 2, 13, 12, 5, 11, 1, 4, 12, 13, 9, 7, 6, 0, 1, 4, 14, 3, 15, 8, 10, 5, 2, 11, 13, 12, 7, 0, 9, 6, 15, 14, 8, 10, 2, 3, 5, 1, 11, 4, 9, 4, 7, 6, 3, 14, 15, 8, 13, 12, 5, 10, 11, 0, 1, 2, 7, 6, 9, 14, 15, 10, 8, 3, 0, 13, 5, 12, 4, 1, 11, 2, 15, 0, 7, 9, 6, 14, 8, 13, 10, 12, 3, 2, 5, 1, 11, 4, 3, 7, 9, 6, 1, 4, 0, 2, 8, 5, 10, 11, 9, 6, 3, 4, 7, 8, 5, 1, 0, 10, 11, 2, 7, 0, 6, 9, 8, 10, 2, 1, 3, 5, 11, 4, 9, 6, 0, 7, 8, 10, 2, 3, 1, 5, 11, 4, 6, 7, 9, 0, 8, 10, 2, 3, 5, 1, 11, 4, 7, 6, 9, 0, 10, 8, 2, 3, 5, 11, 1, 4, 10, 8, 7, 9, 6, 0, 3, 5, 11, 2, 1, 4, 6, 0, 8, 9, 7, 10, 2, 3, 5, 11, 1, 4, 0, 9, 8, 6, 10, 7, 3, 5, 2, 11, 1, 4, 10, 8, 0, 3, 9, 6, 7, 5, 2, 11, 1, 4, 8, 10, 2, 3, 6, 5, 0, 7, 9, 11, 1, 4, 1, 5, 11, 3, 8, 10, 2, 0, 6, 4, 9, 7, 3, 4, 6, 9, 7, 8, 10, 5, 11, 0, 1, 2, 4, 3, 6, 9, 7, 5, 10, 8, 11, 0, 1, 2, 15, 14, 13, 12, 3, 4, 5, 8, 10, 6, 7, 9, 11, 0, 1, 2, 14, 15, 4, 3, 8, 10, 5, 6, 9, 7, 13, 12, 11, 0, 1, 2, 4, 5, 3, 10, 14, 15, 8, 1, 11, 6, 0, 9, 7, 2, 13, 12, 4, 3, 5, 10, 6, 8, 11, 9, 7, 1, 0, 2, 3, 4, 5, 8, 10, 6, 7, 9, 11, 0, 1, 2, 11, 5, 4, 1, 3, 8, 10, 2, 0, 14, 15, 7, 9, 6, 13, 12, 1, 3, 11, 4, 5, 2, 10, 8, 14, 15, 0, 7, 9, 6, 13, 12, 14, 15, 11, 5, 2, 1, 3, 8, 10, 4, 0, 6, 13, 7, 9, 12, 5, 14, 11, 15, 3, 4, 2, 1, 8, 10, 0, 6, 9, 7, 13, 12, 11, 1, 3, 5, 4, 2, 8, 10, 0, 6, 9, 7, 5, 11, 4, 3, 1, 2, 10, 8, 0, 6, 9, 7, 10, 3, 8, 2, 5, 11, 0, 6, 7, 9, 1, 4, 2, 5, 11, 1, 3, 4, 8, 10, 0, 6, 9, 7, 2, 5, 11, 1, 4, 3, 10, 8, 0, 6, 9, 7, 5, 2, 11, 1, 3, 4, 8, 10, 0, 6, 9, 7, 5, 2, 11, 3, 1, 4, 10, 8, 0, 6, 9, 7};
+  static constexpr std::array<std::uint16_t, 412> leaf_configs = {9, 8, 10, 11, 4, 0, 5, 1, 6, 2, 3, 7, 8, 9, 10, 11, 4, 0, 5, 1, 6, 3, 2, 7, 10, 8, 11, 9, 4, 0, 3, 5, 2, 1, 6, 7, 9, 8, 11, 10, 4, 0, 5, 3, 2, 1, 6, 7, 11, 10, 8, 9, 4, 0, 5, 1, 6, 3, 2, 7, 9, 0, 8, 10, 11, 4, 1, 5, 6, 3, 2, 7, 11, 10, 9, 8, 2, 4, 3, 0, 5, 7, 6, 1, 10, 11, 2, 9, 4, 8, 3, 7, 0, 5, 1, 6, 5, 6, 10, 3, 11, 0, 7, 1, 4, 2, 9, 8, 10, 11, 1, 3, 6, 5, 7, 0, 4, 2, 9, 8, 7, 6, 3, 5, 2, 10, 11, 1, 0, 4, 9, 8, 3, 7, 2, 6, 5, 1, 10, 11, 0, 4, 8, 9, 0, 1, 11, 4, 10, 5, 6, 3, 9, 8, 2, 7, 1, 5, 6, 3, 0, 4, 10, 11, 7, 2, 9, 8, 10, 11, 0, 1, 4, 5, 3, 6, 9, 8, 2, 7, 1, 10, 3, 6, 5, 11, 4, 0, 2, 9, 8, 7, 5, 6, 3, 1, 0, 4, 10, 11, 2, 7, 9, 8, 6, 3, 5, 7, 2, 1, 0, 10, 11, 4, 9, 8, 3, 6, 1, 5, 10, 11, 2, 0, 4, 7, 9, 8, 2, 3, 10, 11, 7, 4, 5, 0, 6, 1, 9, 8, 7, 3, 2, 5, 6, 10, 11, 1, 0, 4, 9, 8, 3, 7, 2, 6, 1, 5, 10, 11, 0, 4, 8, 9, 10, 11, 3, 7, 6, 2, 5, 1, 0, 4, 9, 8, 6, 7, 5, 3, 2, 1, 10, 11, 0, 4, 9, 8, 3, 6, 7, 2, 5, 1, 10, 11, 0, 4, 8, 9, 7, 6, 5, 3, 2, 11, 10, 1, 0, 4, 9, 8, 3, 6, 7, 2, 5, 10, 11, 1, 0, 4, 9, 8, 4, 0, 5, 6, 1, 3, 2, 7, 5, 7, 3, 0, 4, 1, 6, 2, 2, 4, 3, 7, 0, 5, 1, 6, 0, 4, 1, 5, 6, 3, 2, 7, 4, 0, 1, 5, 6, 3, 2, 7, 0, 4, 1, 5, 3, 6, 2, 7, 1, 0, 4, 5, 6, 3, 2, 7, 5, 6, 1, 4, 0, 3, 7, 2, 6, 5, 1, 3, 0, 4, 2, 7, 2, 3, 7, 4, 5, 0, 1, 6, 3, 6, 7, 2, 5, 1, 0, 4};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 16> fallback = {3, 5, 8, 10, 4, 6, 9, 7, 11, 1, 0, 2, 14, 15, 13, 12};
+  static constexpr std::array<std::uint16_t, 12> fallback = {3, 2, 4, 5, 0, 6, 1, 7, 10, 11, 9, 8};
 };
 
 using kernels = aotune::heuristics::TableList<jagged_sum, jagged_mean, jagged_dense_add, causal_trailing_mean>;

@@ -163,6 +163,15 @@ std::vector<nlohmann::json> trailing_test_shapes() {
       {{"B", 4}, {"D", 3}, {"T", 1501}, {"cf", 3}},                      // odd rows, direct window
       {{"B", 2}, {"D", 2}, {"T", 9001}, {"cf", 700}},                    // odd rows, segments, lag past small tiles
       {{"B", 5}, {"D", 3}, {"T", 3}, {"cf", 2}},                         // rows shorter than a head
+      // The flat unit's shared-terms path (cf >= V, T >= V): a row start inside a vector at every
+      // position, the window's reach before the vector at its bound (cf = T + 1 = W + 1), cf = V,
+      // a partial last vector (n = 777), and long rows in f32 for the rounding.
+      {{"B", 7}, {"D", 3}, {"T", 37}, {"cf", 32}},
+      {{"B", 5}, {"D", 4}, {"T", 32}, {"cf", 40}},
+      {{"B", 3}, {"D", 5}, {"T", 30}, {"cf", 31}},
+      {{"B", 4}, {"D", 3}, {"T", 64}, {"cf", 8}},
+      {{"B", 3}, {"D", 3}, {"T", 13}, {"cf", 4}},
+      {{"B", 2}, {"D", 2}, {"T", 5000}, {"cf", 24}, {"mean", -20}},
   };
   std::vector<nlohmann::json> shapes;
   uint64_t seed = 101;

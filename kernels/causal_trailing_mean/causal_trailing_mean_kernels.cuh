@@ -639,6 +639,19 @@ __global__ void __launch_bounds__(BLOCK)
   }
 }
 
+// Launches kernel<Index> through launch(Index{}) with 32-bit indices when fits32 (no index the
+// kernel forms can wrap), else 64-bit: a 64-bit modulo (t = i % T) is a library call of ~70
+// dependent instructions, a visible part of a 4 us call.
+template <typename Launch>
+void launch_with_index(bool fits32, Launch&& launch) {
+  if (fits32) {
+    launch(uint32_t{});
+  } else {
+    launch(int64_t{});
+  }
+  AOTUNE_CUDA_CHECK_LAUNCH();
+}
+
 // Thread unit: one thread per output, its window summed term by term from global memory (L1 hits
 // after the first of the overlapping windows). No tiles, ring, scan or halo: a few dozen
 // instructions, which is what a tiny call pays for when its code and data come from a cold cache.
@@ -673,17 +686,13 @@ void run_thread_window(const Problem& p, cudaStream_t stream) {
   // A window longer than the row is the row (T <= kMaxThreadWindow then): T + 1 keeps every output
   // on the divide-by-(t+1) ramp, exactly as cf does, and fits an int.
   const int cf = static_cast<int>(std::min<int64_t>(p.cf, p.T + 1));
-  // 32-bit indices while no thread's index can wrap: its last i is at most n - 1, and the loop
-  // still forms i + stride (stride = blocks * BLOCK) before it stops, so that sum must stay below
-  // 2^32: a wrapped i < n would write outputs a second time.
-  if ((n - 1) + blocks * BLOCK <= int64_t{UINT32_MAX}) {
-    trailing_mean_thread_kernel<T, BLOCK, W, uint32_t><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
-        static_cast<const T*>(p.x), static_cast<T*>(p.out), static_cast<uint32_t>(n), static_cast<uint32_t>(p.T), cf);
-  } else {
-    trailing_mean_thread_kernel<T, BLOCK, W, int64_t><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
-        static_cast<const T*>(p.x), static_cast<T*>(p.out), n, p.T, cf);
-  }
-  AOTUNE_CUDA_CHECK_LAUNCH();
+  // No wrap: a thread's last i is at most n - 1, and the loop still forms i + stride (stride =
+  // blocks * BLOCK) before it stops; a wrapped i < n would write outputs a second time.
+  launch_with_index((n - 1) + blocks * BLOCK <= int64_t{UINT32_MAX}, [&](auto zero) {
+    using Index = decltype(zero);
+    trailing_mean_thread_kernel<T, BLOCK, W, Index><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
+        static_cast<const T*>(p.x), static_cast<T*>(p.out), static_cast<Index>(n), static_cast<Index>(p.T), cf);
+  });
 }
 
 template <typename T, int BLOCK>
@@ -693,34 +702,36 @@ void run_thread_instance(const Problem& p, cudaStream_t stream) {
   run_thread_window<T, BLOCK, 32>(p, stream);
 }
 
-// Flat unit: the [rows * T] array as one flat array, one thread per 16-byte vector of V outputs.
-// Its window terms come from its own vector and the W/V vectors before it (16-byte loads, mostly
-// L1 hits on the neighbouring lanes' own vectors), clipped at the row start (t = flat index mod
-// T): no work item per row, so rows much shorter than a tile cost no more than long ones, and
-// every load and store is one coalesced 16-byte access whatever T is (the scanning kernels walk
-// one short row per warp or block: 64x256x100 bf16 ran at 380 GB/s). Each output sums up to W
-// predicated terms, so long rows and wide windows are compute-bound here and the scanning units
-// win there (session 14 prototype, PERF.md). Requires x and out 16-byte aligned (run_flat_window
+// Flat unit: the [rows * T] array as one flat array, one thread per 16-byte vector of V outputs,
+// clipped at the row start (t = flat index mod T): no work item per row, so rows much shorter than
+// a tile cost no more than long ones, and every load and store of the thread's own vector is one
+// coalesced 16-byte access whatever T is (the scanning kernels walk one short row per warp or
+// block: 64x256x100 bf16 ran at 380 GB/s). Requires x and out 16-byte aligned (run_flat_window
 // takes the thread kernel otherwise) and min(cf, T) <= W.
+//
+// The kernel is bound by integer/select work, not memory (ncu, session 16: 256x128x64 cf=32 bf16
+// at 68 % SM and 5 % DRAM throughput, 143 instructions per output, ALU the busiest pipe), so the
+// common case shares the window's terms between the thread's V outputs. With cf >= V and T >= V
+// (at most one row start inside the vector, at position p = T - t0):
+//   out[v] = P[v] + Q[v] for v < p (outputs still in the row of t0), P[v] for v >= p,
+// where P is the vector's own prefix sum, restarted at p, and Q[v] = x[lo_v .. i0-1] with
+// lo_v = max(i0 + v - cf + 1, row start): Q[V-1] takes min(cf - V, t0) elements from the W - V
+// before the vector, and Q[v] = Q[v+1] + x[i0 + v - cf + 1] (one scalar load, mostly an L1 hit)
+// while that element is inside the row. Every output is still a plain sum of its terms (no
+// subtraction, so the rounding is relative to the terms' magnitudes as in the direct path):
+// (W - V) + 3V adds per vector instead of V * W predicated ones. Other windows and rows shorter
+// than a vector sum each output's terms one by one (the general path below).
 template <typename T, int BLOCK, int W, typename Index>
 __global__ void __launch_bounds__(BLOCK)
     trailing_mean_flat_kernel(const T* __restrict__ x, T* __restrict__ out, Index n, Index T_len, int cf) {
   constexpr int V = kVec<T>;
   static_assert(W % V == 0, "the window reaches back whole vectors");
   const float inv_cf = 1.0f / static_cast<float>(cf);
+  const bool shared_terms = cf >= V && T_len >= static_cast<Index>(V);  // uniform over the launch
   const Index nvec = (n + V - 1) / V;
   const Index stride = static_cast<Index>(gridDim.x) * BLOCK;
   for (Index vec = static_cast<Index>(blockIdx.x) * BLOCK + threadIdx.x; vec < nvec; vec += stride) {
     const Index i0 = vec * V;
-    float w[W + V];  // w[k] = x[i0 - W + k]; zeros before the array (never summed: clipped below)
-#pragma unroll
-    for (int p = 0; p < W / V; ++p) {
-      const Index back = static_cast<Index>(W - V * p);
-      float f[V] = {};
-      if (i0 >= back) unpack(load_vector(x + (i0 - back)), f);
-#pragma unroll
-      for (int j = 0; j < V; ++j) w[V * p + j] = f[j];
-    }
     const bool whole = i0 + V <= n;
     float f[V];
     if (whole) {
@@ -729,20 +740,65 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
       for (int j = 0; j < V; ++j) f[j] = i0 + j < n ? to_float(x[i0 + j]) : 0.0f;
     }
-#pragma unroll
-    for (int j = 0; j < V; ++j) w[W + j] = f[j];
     const Index t0 = i0 % T_len;
+    float o[V];
+    if (shared_terms) {
+      // t0 <= T - 1, so p >= 1; p >= V means the vector holds no row start.
+      const Index p = T_len - t0;
+      const int nq = static_cast<Index>(cf - V) < t0 ? cf - V : static_cast<int>(t0);
+      float q = 0.0f;
+#pragma unroll
+      for (int k = 0; k < (W - V) / V; ++k) {  // vector k before the own one: elements m = kV .. kV+V-1 back
+        if (nq > V * k) {  // then i0 >= t0 > V*k, and i0 is a multiple of V: the vector is in the array
+          float g[V];
+          unpack(load_vector(x + (i0 - V * (k + 1))), g);
+#pragma unroll
+          for (int j = V - 1; j >= 0; --j) q += V * k + (V - 1 - j) < nq ? g[j] : 0.0f;
+        }
+      }
+      float qv[V];
+      qv[V - 1] = q;
+#pragma unroll
+      for (int v = V - 2; v >= 0; --v) {
+        // Element i0 + v - cf + 1 (before i0, as cf >= V) is in the row when t0 + v + 1 >= cf.
+        qv[v] = qv[v + 1] + (t0 + static_cast<Index>(v + 1) >= static_cast<Index>(cf) ? to_float(__ldg(x + (i0 + v + 1 - cf))) : 0.0f);
+      }
+      float run = 0.0f;
+#pragma unroll
+      for (int v = 0; v < V; ++v) {
+        const bool new_row = static_cast<Index>(v) >= p;
+        if (static_cast<Index>(v) == p) run = 0.0f;
+        run += f[v];
+        const int t = new_row ? v - static_cast<int>(p) : static_cast<int>(t0) + v;  // < T, no wrap
+        const float s = new_row ? run : run + qv[v];
+        o[v] = t + 1 < cf ? __fdividef(s, static_cast<float>(t + 1)) : s * inv_cf;
+      }
+    } else {
+      float w[W + V];  // w[k] = x[i0 - W + k]; zeros before the array (never summed: clipped below)
+#pragma unroll
+      for (int k = 0; k < W / V; ++k) {
+        const Index back = static_cast<Index>(W - V * k);
+        float g[V] = {};
+        if (i0 >= back) unpack(load_vector(x + (i0 - back)), g);
+#pragma unroll
+        for (int j = 0; j < V; ++j) w[V * k + j] = g[j];
+      }
+#pragma unroll
+      for (int j = 0; j < V; ++j) w[W + j] = f[j];
+#pragma unroll
+      for (int v = 0; v < V; ++v) {
+        Index t = t0 + v;
+        while (t >= T_len) t -= T_len;  // a vector may cross row starts (more than one when T < V)
+        const int terms = t + 1 < static_cast<Index>(cf) ? static_cast<int>(t + 1) : cf;
+        float s = 0.0f;
+#pragma unroll
+        for (int j = 0; j < W; ++j) s += j < terms ? w[W + v - j] : 0.0f;
+        o[v] = terms < cf ? s / static_cast<float>(terms) : s * inv_cf;
+      }
+    }
     Raw<T> r;
 #pragma unroll
-    for (int v = 0; v < V; ++v) {
-      Index t = t0 + v;
-      while (t >= T_len) t -= T_len;  // a vector may cross row starts (more than one when T < V)
-      const int terms = t + 1 < static_cast<Index>(cf) ? static_cast<int>(t + 1) : cf;
-      float s = 0.0f;
-#pragma unroll
-      for (int j = 0; j < W; ++j) s += j < terms ? w[W + v - j] : 0.0f;
-      r.v[v] = from_float<T>(terms < cf ? s / static_cast<float>(terms) : s * inv_cf);
-    }
+    for (int v = 0; v < V; ++v) r.v[v] = from_float<T>(o[v]);
     if (whole) {
       store_streaming(out + i0, r);
     } else {
@@ -761,16 +817,12 @@ void run_flat_width(const Problem& p, cudaStream_t stream) {
   const int64_t nvec = (n + V - 1) / V;
   const int64_t blocks = std::min<int64_t>((nvec + BLOCK - 1) / BLOCK, INT_MAX);
   const int cf = static_cast<int>(std::min<int64_t>(p.cf, p.T + 1));  // as in run_thread_window
-  // 32-bit indices while no index can wrap: the last vector's i0 + V, and vec + stride, stay
-  // below 2^32 (as in run_thread_window, whose 64-bit modulo was a visible part of a 4 us call).
-  if (n + V + blocks * BLOCK * V <= int64_t{UINT32_MAX}) {
-    trailing_mean_flat_kernel<T, BLOCK, W, uint32_t><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
-        static_cast<const T*>(p.x), static_cast<T*>(p.out), static_cast<uint32_t>(n), static_cast<uint32_t>(p.T), cf);
-  } else {
-    trailing_mean_flat_kernel<T, BLOCK, W, int64_t><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
-        static_cast<const T*>(p.x), static_cast<T*>(p.out), n, p.T, cf);
-  }
-  AOTUNE_CUDA_CHECK_LAUNCH();
+  // The last vector's i0 + V, and vec + stride, stay below 2^32.
+  launch_with_index(n + V + blocks * BLOCK * V <= int64_t{UINT32_MAX}, [&](auto zero) {
+    using Index = decltype(zero);
+    trailing_mean_flat_kernel<T, BLOCK, W, Index><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
+        static_cast<const T*>(p.x), static_cast<T*>(p.out), static_cast<Index>(n), static_cast<Index>(p.T), cf);
+  });
 }
 
 template <typename T, int BLOCK>
