@@ -14,6 +14,12 @@
 # --out DIR       where builds' bench folders and the comparison go (default out/ab)
 # --device sim    time on the simulated device (no GPU; both builds' times are the cost model's,
 #                 so this only tries the script out)
+# --objects       one build instead of two, for changes inside kernels/ only: the base's
+#                 aot-runner is the working tree's, relinked with the kernel-archive objects whose
+#                 sources or headers (ninja's dependency lists) differ in the base recompiled from
+#                 the base's files under the same member names (so `ar r` replaces them; objects
+#                 added under other names would be shadowed by the new ones). Refused when anything
+#                 else that goes into the binary differs.
 # Environment: CUDA_ARCHS (default: the GPU's own, via nvidia-smi; 90 with --device sim), JOBS
 # (default nproc), BUILD_DIR (the working tree's build, default build-ab-new), BASE_BUILD_DIR
 # (default <out>/base-build). The builds are Release.
@@ -23,7 +29,7 @@ cd "$(dirname "$0")/.."
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit "${1:-2}"; }
 die() { echo "ab_kernels: $*" >&2; exit 2; }
 
-grid="" base_rev="" base_dir="" rounds=2 out=out/ab device=gpu
+grid="" base_rev="" base_dir="" rounds=2 out=out/ab device=gpu objects=0
 while (($#)); do
   case "$1" in
     --grid) grid=${2:?--grid needs a file}; shift 2 ;;
@@ -32,6 +38,7 @@ while (($#)); do
     --rounds) rounds=${2:?--rounds needs a number}; shift 2 ;;
     --out) out=${2:?--out needs a folder}; shift 2 ;;
     --device) device=${2:?--device needs gpu or sim}; shift 2 ;;
+    --objects) objects=1; shift ;;
     -h|--help) usage 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -69,17 +76,83 @@ jobs=${JOBS:-$(nproc)}
 new_build=${BUILD_DIR:-build-ab-new}
 base_build=${BASE_BUILD_DIR:-$out/base-build}
 
-# Both builds at once, each with half the cores.
-half=$(( (jobs + 1) / 2 ))
-echo "ab_kernels: building the working tree ($new_build) and the base ($base_build), sm_$CUDA_ARCHS"
-BUILD_DIR=$new_build JOBS=$half bash scripts/setup.sh > "$out/build-new.log" 2>&1 &
-new_pid=$!
-( cmake -S "$base_dir" -B "$base_build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCHS" && cmake --build "$base_build" -j "$half" --target aot-runner ) \
-  > "$out/build-base.log" 2>&1 &
-base_pid=$!
-wait $new_pid || { tail -20 "$out/build-new.log"; die "the working tree did not build (log: $out/build-new.log)"; }
-wait $base_pid || { tail -20 "$out/build-base.log"; die "the base did not build (log: $out/build-base.log)"; }
+# The base's aot-runner from the working tree's build (--objects): see --help.
+relink_base_from_objects() {
+  local root tmp f obj member cmd n_before n_after
+  root=$(pwd)
+  tmp="$out/base-objects"
+  rm -rf "$tmp" && mkdir -p "$tmp" "$base_build"
+  # Files that make up the binary, in either tree: only kernels/ may differ (heuristics/generated
+  # is what dispatch links; aot-runner's bench times every config whatever the heuristic says).
+  local -a changed=()
+  while IFS= read -r f; do
+    case "$f" in
+      heuristics/generated/*) continue ;;
+      apps/* | codegen/* | dispatch/* | heuristics/* | kernels/* | tuner/* | cmake/* | CMakeLists.txt) ;;
+      *) continue ;;
+    esac
+    if [ ! -f "$f" ] || [ ! -f "$base_dir/$f" ]; then
+      die "--objects: $f is in only one of the trees; use the full base build (drop --objects)"
+    fi
+    cmp -s "$f" "$base_dir/$f" && continue
+    case "$f" in
+      kernels/*) changed+=("$root/$f") ;;
+      *) die "--objects: $f differs outside kernels/; use the full base build (drop --objects)" ;;
+    esac
+  done < <( { git ls-files; (cd "$base_dir" && find . -type f | sed 's|^\./||'); } | sort -u)
+  [ ${#changed[@]} -gt 0 ] || die "--objects: no file under kernels/ differs from the base"
+  local -a members=()
+  for obj in $(ninja -C "$new_build" -t commands libaotune_kernels.a | tail -1 | tr ' ' '\n' | grep '^CMakeFiles/aotune_kernels.dir/.*\.o$'); do
+    local deps
+    deps=$(ninja -C "$new_build" -t deps "$obj" | sed -n 's/^    //p')
+    local hit=0
+    for f in "${changed[@]}"; do grep -qxF "$f" <<< "$deps" && { hit=1; break; }; done
+    [ $hit = 1 ] || continue
+    member=$(basename "$obj")
+    cmd=$(ninja -C "$new_build" -t commands "$obj" | tail -1)
+    cmd=${cmd//-I$root /-I$base_dir }
+    cmd=${cmd// $root\/kernels\// $base_dir/kernels/}
+    cmd=${cmd//-o $obj/-o $tmp/$member}
+    cmd=${cmd//-MF $obj.d/-MF $tmp/$member.d}
+    members+=("$member")
+    (cd "$new_build" && eval "$cmd") > "$tmp/$member.log" 2>&1 &
+  done
+  [ ${#members[@]} -gt 0 ] || die "--objects: no kernel object depends on the changed files"
+  echo "ab_kernels: rebuilding ${#members[@]} kernel object(s) from the base: ${members[*]}"
+  local failed=0
+  for job in $(jobs -p); do wait "$job" || failed=1; done
+  [ $failed = 0 ] || die "--objects: a base object did not compile (logs: $tmp/*.log)"
+  cp "$new_build/libaotune_kernels.a" "$tmp/libaotune_kernels.a"
+  n_before=$(ar t "$tmp/libaotune_kernels.a" | wc -l)
+  (cd "$tmp" && ar r libaotune_kernels.a "${members[@]}")
+  n_after=$(ar t "$tmp/libaotune_kernels.a" | wc -l)
+  [ "$n_before" = "$n_after" ] || die "--objects: the archive grew ($n_before -> $n_after members): a base object was added, not swapped"
+  cmd=$(ninja -C "$new_build" -t commands aot-runner | tail -1)
+  cmd=${cmd// libaotune_kernels.a / $tmp/libaotune_kernels.a }
+  cmd=${cmd//-o aot-runner /-o $base_build/aot-runner }
+  (cd "$new_build" && eval "$cmd") > "$tmp/link.log" 2>&1 || die "--objects: relinking failed (log: $tmp/link.log)"
+  cmp -s "$new_build/aot-runner" "$base_build/aot-runner" && die "--objects: the base binary is the new one byte for byte"
+  echo "ab_kernels: base aot-runner relinked from $((n_after)) archive members, ${#members[@]} of them the base's"
+}
+
+if [ "$objects" = 1 ]; then
+  echo "ab_kernels: building the working tree ($new_build), then the base's kernel objects, sm_$CUDA_ARCHS"
+  BUILD_DIR=$new_build JOBS=$jobs bash scripts/setup.sh > "$out/build-new.log" 2>&1 ||
+    { tail -20 "$out/build-new.log"; die "the working tree did not build (log: $out/build-new.log)"; }
+  relink_base_from_objects
+else
+  # Both builds at once, each with half the cores.
+  half=$(( (jobs + 1) / 2 ))
+  echo "ab_kernels: building the working tree ($new_build) and the base ($base_build), sm_$CUDA_ARCHS"
+  BUILD_DIR=$new_build JOBS=$half bash scripts/setup.sh > "$out/build-new.log" 2>&1 &
+  new_pid=$!
+  ( cmake -S "$base_dir" -B "$base_build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCHS" && cmake --build "$base_build" -j "$half" --target aot-runner ) \
+    > "$out/build-base.log" 2>&1 &
+  base_pid=$!
+  wait $new_pid || { tail -20 "$out/build-new.log"; die "the working tree did not build (log: $out/build-new.log)"; }
+  wait $base_pid || { tail -20 "$out/build-base.log"; die "the base did not build (log: $out/build-base.log)"; }
+fi
 
 bench() {  # side round
   local bin=$new_build/aot-runner
