@@ -99,7 +99,8 @@ relink_base_from_objects() {
       kernels/*) changed+=("$root/$f") ;;
       *) die "--objects: $f differs outside kernels/; use the full base build (drop --objects)" ;;
     esac
-  done < <( { git ls-files; (cd "$base_dir" && find . -type f | sed 's|^\./||'); } | sort -u)
+  done < <( { git ls-files; git ls-files --others --exclude-standard;
+              (cd "$base_dir" && find . -type f | sed 's|^\./||'); } | sort -u)
   [ ${#changed[@]} -gt 0 ] || die "--objects: no file under kernels/ differs from the base"
   local -a members=()
   for obj in $(ninja -C "$new_build" -t commands libaotune_kernels.a | tail -1 | tr ' ' '\n' | grep '^CMakeFiles/aotune_kernels.dir/.*\.o$'); do
