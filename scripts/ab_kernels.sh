@@ -133,7 +133,7 @@ relink_base_from_objects() {
   cmd=${cmd//-o aot-runner /-o $base_build/aot-runner }
   (cd "$new_build" && eval "$cmd") > "$tmp/link.log" 2>&1 || die "--objects: relinking failed (log: $tmp/link.log)"
   cmp -s "$new_build/aot-runner" "$base_build/aot-runner" && die "--objects: the base binary is the new one byte for byte"
-  echo "ab_kernels: base aot-runner relinked from $((n_after)) archive members, ${#members[@]} of them the base's"
+  echo "ab_kernels: base aot-runner relinked from $n_after archive members, ${#members[@]} of them the base's"
 }
 
 if [ "$objects" = 1 ]; then
