@@ -2,11 +2,8 @@
 // the leaf's first config cannot run the problem, the default when nothing is tuned.
 #include <gtest/gtest.h>
 
-#include <climits>
 #include <cmath>
 #include <cstdint>
-#include <string>
-#include <vector>
 
 #include "dispatch/src/kernel_heuristic_check.h"
 #include "dispatch/src/kernel_selection.h"
@@ -154,42 +151,6 @@ TEST(DefaultConfigs, AreLegalForEveryTestShapeOfTheirKernel) {
           << k->name() << " " << shape.dump() << ": " << info.legality[d].reason;
     }
   }
-}
-
-// A heuristic that ranks flat.t128 first everywhere (as a $AOTUNE_HEURISTIC_DIR file could): rows
-// of 2^31 - 8 elements or more still never reach the flat unit, whose shared-terms path forms the
-// position in the row as an int (causal_trailing_mean_api.cpp); shorter rows get it.
-TEST(DispatchSelect, TrailingMeanRowsPastTheFlatUnitsIntRangeGoElsewhere) {
-  std::vector<std::string> warnings;
-  KernelHeuristic h;
-  for (const KernelHeuristic& k : compiled_heuristics(&warnings)) {
-    if (k.kernel == "causal_trailing_mean" && k.arch == 90) h = k;
-  }
-  ASSERT_EQ(h.kernel, "causal_trailing_mean");
-  const auto position = [&](const std::string& id) {
-    for (std::size_t i = 0; i < h.config_ids.size(); ++i)
-      if (h.config_ids[i] == id) return static_cast<uint16_t>(i);
-    ADD_FAILURE() << id << " is not in the compiled sm90 table";
-    return uint16_t{0};
-  };
-  h.nodes = {heuristics::TreeNode{.feature = -1, .left = 0, .right = 2, .threshold = 0}};
-  h.leaf_configs = {position("flat.t128"), position("warp.t128.v2.s4")};
-  const HeuristicStore store({h});
-  causal_trailing_mean::Problem p;
-  p.B = 1;
-  p.D = 1;
-  p.cf = 16;
-  p.x = reinterpret_cast<const void*>(std::uintptr_t{4096});
-  p.out = reinterpret_cast<void*>(std::uintptr_t{1} << 40);
-  const auto picked = [&](int64_t T) {
-    p.T = T;
-    return causal_trailing_mean::config_id(
-        causal_trailing_mean::config_space()[select_causal_trailing_mean(store, p, 90).config]);
-  };
-  EXPECT_EQ(picked(1000), "flat.t128");
-  EXPECT_EQ(picked(int64_t{INT32_MAX} - 100), "flat.t128");
-  EXPECT_EQ(picked(int64_t{INT32_MAX} - 8), "warp.t128.v2.s4");
-  EXPECT_EQ(picked(int64_t{1} << 33), "warp.t128.v2.s4");
 }
 
 TEST(DispatchSelect, ValidatesBeforeChoosing) {

@@ -1,9 +1,5 @@
 // aotune::ops::causal_trailing_mean: validate, choose, launch.
 #include "aotune/causal_trailing_mean.h"
-
-#include <climits>
-#include <cstdint>
-
 #include "aotune/device.h"
 #include "dispatch/src/kernel_selection.h"
 #include "dispatch/src/workspace_cache.h"
@@ -13,19 +9,6 @@ namespace aotune {
 
 namespace dispatch {
 
-namespace {
-
-// The flat kernel at 42664e3 forms an output's position in its row as an int on its shared-terms
-// path (cf >= V), so rows of 2^31 - 8 elements or more get wrong divisors there. No shipped tree
-// picks flat for such rows (aot-runner explain, T = 2^31 .. 2^33), and the tuner's float64 check
-// fails it, but a heuristic from $AOTUNE_HEURISTIC_DIR could: dispatch skips flat for them until
-// the kernel is fixed, which changes its source hash and needs a re-sweep (on a GPU).
-bool flat_row_too_long(const causal_trailing_mean::Config& c, const causal_trailing_mean::Problem& p) {
-  return c.unit == causal_trailing_mean::Unit::flat && p.T > int64_t{INT32_MAX} - 64;
-}
-
-}  // namespace
-
 Selection select_causal_trailing_mean(const HeuristicStore& store,
                                       const causal_trailing_mean::Problem& p, int device_arch) {
   causal_trailing_mean::validate(p);
@@ -33,9 +16,8 @@ Selection select_causal_trailing_mean(const HeuristicStore& store,
   const auto& space = causal_trailing_mean::config_space();
   return select_config(store, "causal_trailing_mean", device_arch,
                        causal_trailing_mean::features(p.dtype, p.B, p.D, p.T, p.cf), default_config,
-                       static_cast<uint32_t>(space.size()), [&](uint32_t i) {
-                         return causal_trailing_mean::supports(space[i], p).ok && !flat_row_too_long(space[i], p);
-                       });
+                       static_cast<uint32_t>(space.size()),
+                       [&](uint32_t i) { return causal_trailing_mean::supports(space[i], p).ok; });
 }
 
 }  // namespace dispatch

@@ -745,6 +745,9 @@ __global__ void __launch_bounds__(BLOCK)
     if (shared_terms) {
       // t0 <= T - 1, so p >= 1; p >= V means the vector holds no row start.
       const Index p = T_len - t0;
+      // nq <= W - V, the elements loaded below: either cf <= W, or cf = T + 1 = W + 1 (a window
+      // past a row of exactly W), and then T % V == 0, so no row starts inside the vector and
+      // t0 <= T - V.
       const int nq = static_cast<Index>(cf - V) < t0 ? cf - V : static_cast<int>(t0);
       float q = 0.0f;
 #pragma unroll
@@ -769,9 +772,10 @@ __global__ void __launch_bounds__(BLOCK)
         const bool new_row = static_cast<Index>(v) >= p;
         if (static_cast<Index>(v) == p) run = 0.0f;
         run += f[v];
-        const int t = new_row ? v - static_cast<int>(p) : static_cast<int>(t0) + v;  // < T, no wrap
+        // In Index: t0 + v reaches 2^31 on rows that long (an int here gave wrong divisors there).
+        const Index t = new_row ? static_cast<Index>(v) - p : t0 + static_cast<Index>(v);  // < T
         const float s = new_row ? run : run + qv[v];
-        o[v] = t + 1 < cf ? __fdividef(s, static_cast<float>(t + 1)) : s * inv_cf;
+        o[v] = t + 1 < static_cast<Index>(cf) ? __fdividef(s, static_cast<float>(t + 1)) : s * inv_cf;
       }
     } else {
       float w[W + V];  // w[k] = x[i0 - W + k]; zeros before the array (never summed: clipped below)
