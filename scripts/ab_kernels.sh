@@ -63,6 +63,7 @@ if [ -n "$base_rev" ]; then
   git archive "$base_rev" | tar -x -C "$base_dir"
 fi
 [ -f "$base_dir/CMakeLists.txt" ] || die "--base-dir $base_dir: not a source tree (no CMakeLists.txt)"
+base_dir=$(cd "$base_dir" && pwd)  # absolute: the base's compile commands run in the build folder
 
 if [ -z "${CUDA_ARCHS:-}" ]; then
   if [ "$device" = sim ]; then
