@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/causal_trailing_mean/causal_trailing_mean.h"
@@ -31,6 +32,8 @@ const ctm::Config& config_named(const std::string& id) {
 
 TEST(TrailingMeanLongRows, ThreadAndFlatPastTwoToThe31MatchTheWindowCounts) {
   AOTUNE_REQUIRE_GPU();
+  // An error left by an earlier test would otherwise surface in this one's first checked call.
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   constexpr uint16_t kOne = 0x3F80;   // bf16 1.0
   constexpr uint16_t kPoison = 0xFFFF;  // a NaN
   const int64_t T = (int64_t{1} << 31) + 100;  // B = D = 1
@@ -52,8 +55,12 @@ TEST(TrailingMeanLongRows, ThreadAndFlatPastTwoToThe31MatchTheWindowCounts) {
   p.x = x.get();
   p.out = out.get();
   CudaStream stream;
-  // Row start, the 2^31 boundary, row end: 4096 outputs each.
-  const std::vector<int64_t> starts = {0, (int64_t{1} << 31) - 2048, T - 4096};
+  // [begin, end) output ranges: the row start, the 4096 outputs below 2^31, and 2^31 to the row
+  // end. None crosses the buffer's 4 GiB byte offset: on the H200 (driver of 2026-12) one
+  // cudaMemcpy reading across it, inside a single 4.3 GB allocation, failed with
+  // cudaErrorInvalidValue while the same bytes read in two copies did not (session 17).
+  const int64_t half = int64_t{1} << 31;
+  const std::vector<std::pair<int64_t, int64_t>> ranges = {{0, 4096}, {half - 4096, half}, {half, T}};
   for (const char* id : {"thread.t128", "flat.t128", "flat.t256"}) {
     for (const int64_t cf : {4, 8, 16, 32}) {
       SCOPED_TRACE(std::string(id) + " cf=" + std::to_string(cf));
@@ -62,11 +69,16 @@ TEST(TrailingMeanLongRows, ThreadAndFlatPastTwoToThe31MatchTheWindowCounts) {
       ASSERT_TRUE(ctm::supports(c, p).ok) << ctm::supports(c, p).reason;
       AOTUNE_CUDA_CHECK(cudaMemsetAsync(out.get(), 0xFF, bytes, stream.get()));
       ctm::launch(c, p, nullptr, stream.get());
-      AOTUNE_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+      const cudaError_t ran = cudaStreamSynchronize(stream.get());
+      ASSERT_EQ(ran, cudaSuccess) << cudaGetErrorString(ran);
       int bad = 0;
-      for (const int64_t s : starts) {
-        std::vector<uint16_t> got(4096, kPoison);
-        out.download(got.data(), got.size() * sizeof(uint16_t), static_cast<std::size_t>(s) * sizeof(uint16_t));
+      for (const auto& [s, e] : ranges) {
+        std::vector<uint16_t> got(static_cast<std::size_t>(e - s), kPoison);
+        // Checked here rather than through DeviceBuffer::download so a failure names the offset.
+        const cudaError_t copied = cudaMemcpy(got.data(), out.as<const char>() + static_cast<std::size_t>(s) * sizeof(uint16_t),
+                                              got.size() * sizeof(uint16_t), cudaMemcpyDeviceToHost);
+        if (copied != cudaSuccess) (void)cudaGetLastError();  // not left for the next test's launch check
+        ASSERT_EQ(copied, cudaSuccess) << "reading outputs " << s << " to " << e << ": " << cudaGetErrorString(copied);
         for (std::size_t i = 0; i < got.size(); ++i) {
           if (got[i] != kOne && ++bad <= 5) {
             ADD_FAILURE() << "out[" << s + static_cast<int64_t>(i) << "] = 0x" << std::hex << got[i] << std::dec
