@@ -28,12 +28,12 @@
 //   8 configs, tree depth 2 (max depth 2 and min leaf 16 from cross-validation)
 // causal_trailing_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 373 shapes
 //   database configs/sm90/causal_trailing_mean.json
-//   sha256 d8813047af704664ab086473fd8e0d584b0bfc4eb65c454651fa5efd818ca5df
-//   kernel source 40b72219bdc211904551e79440e230811b3309af8018ec4dc69ece31fc27410b
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0611, p95 1.1993, max 2.1046
-//   best single config warp.t128.v1.s4: geomean 1.3382
-//   default config block.t256.v1.s16: geomean 2.1407
-//   12 configs, tree depth 7 (max depth 7 and min leaf 1 from cross-validation)
+//   sha256 a6196b8970063b51d8e3d739a23d9961ea14267402c6eadb94552cd92bd4d143
+//   kernel source a7c7e6603bf6f784e9f52a4ce648cde40c017acdbdc11c8b4a2f99e4d23a5402
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0672, p95 1.1864, max 2.5406
+//   best single config warp.t128.v1.s4: geomean 1.3383
+//   default config block.t256.v1.s16: geomean 2.1514
+//   16 configs, tree depth 8 (max depth 8 and min leaf 2 from cross-validation)
 // clang-format off
 #pragma once
 
@@ -463,29 +463,37 @@ struct causal_trailing_mean {
       "row_bytes",
   };
   // The configs the tree may pick; the comment is each one's id.
-  static constexpr std::array<aotune::causal_trailing_mean::Config, 12> configs = {{
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 0: block.t128.v1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 1, .persistent = false},  // 1: block.t128.v2.s1
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 2: warp.t128.v1.s16
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 3: warp.t128.v2.s4
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 4: warp.t256.v1.s1
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 4, .persistent = true},  // 5: block.t128.v1.s4.p
-      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = true},  // 6: block.t128.v2.s4.p
-      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 4, .seg_tiles = 16, .persistent = true},  // 7: warp.t256.v4.s16.p
-      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 8: thread.t128
-      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 9: thread.t256
-      {.unit = aotune::causal_trailing_mean::Unit::flat, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 10: flat.t128
-      {.unit = aotune::causal_trailing_mean::Unit::flat, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 11: flat.t256
+  static constexpr std::array<aotune::causal_trailing_mean::Config, 16> configs = {{
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 0: block.t128.v1.s16
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 1: block.t128.v2.s4
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 2: block.t256.v1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 3: warp.t128.v1.s1
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 4, .persistent = false},  // 4: warp.t128.v1.s4
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 1, .seg_tiles = 16, .persistent = false},  // 5: warp.t128.v1.s16
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 128, .vecs = 2, .seg_tiles = 4, .persistent = false},  // 6: warp.t128.v2.s4
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = true},  // 7: block.t128.v1.s1.p
+      {.unit = aotune::causal_trailing_mean::Unit::block, .threads = 256, .vecs = 1, .seg_tiles = 4, .persistent = true},  // 8: block.t256.v1.s4.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 2, .seg_tiles = 1, .persistent = true},  // 9: warp.t256.v2.s1.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 2, .seg_tiles = 4, .persistent = true},  // 10: warp.t256.v2.s4.p
+      {.unit = aotune::causal_trailing_mean::Unit::warp, .threads = 256, .vecs = 4, .seg_tiles = 4, .persistent = true},  // 11: warp.t256.v4.s4.p
+      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 12: thread.t128
+      {.unit = aotune::causal_trailing_mean::Unit::thread, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 13: thread.t256
+      {.unit = aotune::causal_trailing_mean::Unit::flat, .threads = 128, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 14: flat.t128
+      {.unit = aotune::causal_trailing_mean::Unit::flat, .threads = 256, .vecs = 1, .seg_tiles = 1, .persistent = false},  // 15: flat.t256
   }};
-  static constexpr std::array<std::string_view, 12> config_ids = {
-      "block.t128.v1.s1",
-      "block.t128.v2.s1",
+  static constexpr std::array<std::string_view, 16> config_ids = {
+      "block.t128.v1.s16",
+      "block.t128.v2.s4",
+      "block.t256.v1.s1",
+      "warp.t128.v1.s1",
+      "warp.t128.v1.s4",
       "warp.t128.v1.s16",
       "warp.t128.v2.s4",
-      "warp.t256.v1.s1",
-      "block.t128.v1.s4.p",
-      "block.t128.v2.s4.p",
-      "warp.t256.v4.s16.p",
+      "block.t128.v1.s1.p",
+      "block.t256.v1.s4.p",
+      "warp.t256.v2.s1.p",
+      "warp.t256.v2.s4.p",
+      "warp.t256.v4.s4.p",
       "thread.t128",
       "thread.t256",
       "flat.t128",
@@ -493,86 +501,96 @@ struct causal_trailing_mean {
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 75> tree = {{
-      {3, 1, 54, 45.254833995939045},  // 0: cf < 45.2548 ? 1 : 54
-      {6, 2, 39, 132635538.39154875},  // 1: total_bytes < 1.32636e+08 ? 2 : 39
+  static constexpr std::array<aotune::heuristics::TreeNode, 85> tree = {{
+      {3, 1, 58, 45.254833995939045},  // 0: cf < 45.2548 ? 1 : 58
+      {6, 2, 47, 132635538.39154875},  // 1: total_bytes < 1.32636e+08 ? 2 : 47
       {6, 3, 14, 556091.400142099},  // 2: total_bytes < 556091 ? 3 : 14
-      {6, 4, 5, 5059.6442562694065},  // 3: total_bytes < 5059.64 ? 4 : 5
-      {-1, 0, 12, 0.0},  // 4: leaf: thread.t256, thread.t128, flat.t128, flat.t256, warp.t256.v1.s1, block.t128.v1.s1, block.t128.v1.s4.p, block.t128.v2.s1, block.t128.v2.s4.p, warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s16.p
-      {2, 6, 13, 11585.237502960395},  // 5: T < 11585.2 ? 6 : 13
-      {3, 7, 10, 22.627416997969522},  // 6: cf < 22.6274 ? 7 : 10
-      {3, 8, 9, 8.0},  // 7: cf < 8 ? 8 : 9
-      {-1, 12, 12, 0.0},  // 8: leaf: thread.t128, thread.t256, flat.t128, flat.t256, warp.t256.v1.s1, block.t128.v1.s1, block.t128.v1.s4.p, block.t128.v2.s1, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s16.p
-      {-1, 24, 12, 0.0},  // 9: leaf: flat.t128, thread.t128, flat.t256, thread.t256, warp.t256.v1.s1, block.t128.v1.s1, warp.t128.v2.s4, block.t128.v1.s4.p, warp.t128.v1.s16, block.t128.v2.s1, block.t128.v2.s4.p, warp.t256.v4.s16.p
-      {0, 11, 12, 2.8284271247461903},  // 10: elem_bytes < 2.82843 ? 11 : 12
-      {-1, 36, 12, 0.0},  // 11: leaf: thread.t256, thread.t128, flat.t256, flat.t128, warp.t256.v1.s1, block.t128.v1.s1, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, block.t128.v2.s1, block.t128.v2.s4.p, warp.t256.v4.s16.p
-      {-1, 48, 12, 0.0},  // 12: leaf: flat.t256, flat.t128, thread.t128, thread.t256, warp.t256.v1.s1, block.t128.v1.s1, block.t128.v1.s4.p, block.t128.v2.s1, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s16.p
-      {-1, 60, 12, 0.0},  // 13: leaf: thread.t256, block.t128.v1.s1, thread.t128, flat.t128, flat.t256, warp.t256.v1.s1, block.t128.v2.s1, block.t128.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s16.p
-      {2, 15, 26, 7010.848736066127},  // 14: T < 7010.85 ? 15 : 26
-      {2, 16, 19, 1752.7121840165316},  // 15: T < 1752.71 ? 16 : 19
-      {5, 17, 18, 114486.68044798923},  // 16: elems < 114487 ? 17 : 18
-      {-1, 72, 12, 0.0},  // 17: leaf: flat.t256, flat.t128, thread.t256, thread.t128, warp.t128.v1.s16, warp.t256.v1.s1, warp.t128.v2.s4, block.t128.v1.s1, block.t128.v1.s4.p, warp.t256.v4.s16.p, block.t128.v2.s4.p, block.t128.v2.s1
-      {-1, 84, 12, 0.0},  // 18: leaf: flat.t128, flat.t256, warp.t128.v1.s16, thread.t256, warp.t256.v1.s1, thread.t128, warp.t128.v2.s4, warp.t256.v4.s16.p, block.t128.v1.s1, block.t128.v1.s4.p, block.t128.v2.s1, block.t128.v2.s4.p
-      {5, 20, 23, 14358218.211463427},  // 19: elems < 1.43582e+07 ? 20 : 23
-      {0, 21, 22, 2.8284271247461903},  // 20: elem_bytes < 2.82843 ? 21 : 22
-      {-1, 96, 12, 0.0},  // 21: leaf: block.t128.v1.s4.p, block.t128.v2.s4.p, flat.t128, warp.t128.v2.s4, flat.t256, block.t128.v1.s1, warp.t256.v4.s16.p, block.t128.v2.s1, warp.t256.v1.s1, warp.t128.v1.s16, thread.t256, thread.t128
-      {-1, 108, 12, 0.0},  // 22: leaf: flat.t128, flat.t256, block.t128.v2.s1, warp.t128.v2.s4, block.t128.v2.s4.p, block.t128.v1.s4.p, warp.t256.v4.s16.p, block.t128.v1.s1, warp.t256.v1.s1, warp.t128.v1.s16, thread.t256, thread.t128
-      {3, 24, 25, 9.797958971132713},  // 23: cf < 9.79796 ? 24 : 25
-      {-1, 120, 12, 0.0},  // 24: leaf: warp.t256.v4.s16.p, block.t128.v2.s4.p, warp.t128.v2.s4, block.t128.v1.s4.p, warp.t128.v1.s16, flat.t128, flat.t256, block.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
-      {-1, 132, 12, 0.0},  // 25: leaf: warp.t128.v2.s4, warp.t256.v4.s16.p, warp.t128.v1.s16, block.t128.v2.s4.p, block.t128.v1.s4.p, block.t128.v2.s1, flat.t128, flat.t256, block.t128.v1.s1, warp.t256.v1.s1, thread.t128, thread.t256
-      {5, 27, 34, 2965820.800757861},  // 26: elems < 2.96582e+06 ? 27 : 34
-      {0, 28, 31, 2.8284271247461903},  // 27: elem_bytes < 2.82843 ? 28 : 31
-      {1, 29, 30, 128.0},  // 28: rows < 128 ? 29 : 30
-      {-1, 144, 12, 0.0},  // 29: leaf: block.t128.v1.s1, block.t128.v2.s1, flat.t256, warp.t256.v1.s1, flat.t128, block.t128.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, thread.t256, thread.t128, warp.t128.v1.s16, warp.t256.v4.s16.p
-      {-1, 156, 12, 0.0},  // 30: leaf: block.t128.v2.s1, block.t128.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, block.t128.v1.s1, warp.t256.v1.s1, flat.t128, flat.t256, warp.t256.v4.s16.p, warp.t128.v1.s16, thread.t256, thread.t128
-      {1, 32, 33, 160.0},  // 31: rows < 160 ? 32 : 33
-      {-1, 168, 12, 0.0},  // 32: leaf: flat.t128, flat.t256, block.t128.v1.s1, block.t128.v2.s1, warp.t256.v1.s1, block.t128.v1.s4.p, warp.t128.v2.s4, block.t128.v2.s4.p, thread.t256, thread.t128, warp.t128.v1.s16, warp.t256.v4.s16.p
-      {-1, 180, 12, 0.0},  // 33: leaf: block.t128.v2.s1, flat.t128, warp.t128.v2.s4, block.t128.v2.s4.p, block.t128.v1.s4.p, flat.t256, warp.t256.v1.s1, block.t128.v1.s1, warp.t128.v1.s16, thread.t256, thread.t128, warp.t256.v4.s16.p
-      {6, 35, 36, 23726566.40606289},  // 34: total_bytes < 2.37266e+07 ? 35 : 36
-      {-1, 192, 12, 0.0},  // 35: leaf: block.t128.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, block.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1, flat.t128, flat.t256, warp.t128.v1.s16, warp.t256.v4.s16.p, thread.t256, thread.t128
-      {0, 37, 38, 2.8284271247461903},  // 36: elem_bytes < 2.82843 ? 37 : 38
-      {-1, 204, 12, 0.0},  // 37: leaf: block.t128.v2.s4.p, warp.t128.v2.s4, block.t128.v1.s4.p, warp.t256.v4.s16.p, warp.t128.v1.s16, block.t128.v2.s1, block.t128.v1.s1, flat.t128, flat.t256, warp.t256.v1.s1, thread.t256, thread.t128
-      {-1, 216, 12, 0.0},  // 38: leaf: warp.t128.v2.s4, block.t128.v2.s4.p, block.t128.v2.s1, block.t128.v1.s4.p, flat.t128, flat.t256, warp.t128.v1.s16, block.t128.v1.s1, warp.t256.v1.s1, warp.t256.v4.s16.p, thread.t256, thread.t128
-      {2, 40, 47, 7010.848736066127},  // 39: T < 7010.85 ? 40 : 47
-      {7, 41, 46, 11585.237502960395},  // 40: row_bytes < 11585.2 ? 41 : 46
-      {2, 42, 43, 1752.7121840165316},  // 41: T < 1752.71 ? 42 : 43
-      {-1, 228, 12, 0.0},  // 42: leaf: warp.t128.v1.s16, warp.t128.v2.s4, flat.t128, flat.t256, warp.t256.v4.s16.p, warp.t256.v1.s1, block.t128.v1.s4.p, block.t128.v1.s1, block.t128.v2.s4.p, block.t128.v2.s1, thread.t256, thread.t128
-      {3, 44, 45, 9.797958971132713},  // 43: cf < 9.79796 ? 44 : 45
-      {-1, 240, 12, 0.0},  // 44: leaf: warp.t256.v4.s16.p, warp.t128.v2.s4, warp.t128.v1.s16, block.t128.v1.s4.p, block.t128.v2.s4.p, flat.t128, flat.t256, block.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
-      {-1, 252, 12, 0.0},  // 45: leaf: warp.t128.v2.s4, warp.t256.v4.s16.p, warp.t128.v1.s16, block.t128.v2.s4.p, block.t128.v2.s1, block.t128.v1.s4.p, flat.t128, flat.t256, block.t128.v1.s1, warp.t256.v1.s1, thread.t128, thread.t256
-      {-1, 264, 12, 0.0},  // 46: leaf: flat.t128, flat.t256, warp.t128.v2.s4, warp.t256.v4.s16.p, block.t128.v2.s4.p, warp.t128.v1.s16, block.t128.v1.s4.p, block.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
-      {0, 48, 53, 2.8284271247461903},  // 47: elem_bytes < 2.82843 ? 48 : 53
-      {2, 49, 52, 11585.237502960395},  // 48: T < 11585.2 ? 49 : 52
-      {3, 50, 51, 9.797958971132713},  // 49: cf < 9.79796 ? 50 : 51
-      {-1, 276, 12, 0.0},  // 50: leaf: block.t128.v2.s4.p, warp.t256.v4.s16.p, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, block.t128.v2.s1, flat.t128, flat.t256, block.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
-      {-1, 288, 12, 0.0},  // 51: leaf: warp.t128.v2.s4, block.t128.v2.s4.p, warp.t256.v4.s16.p, warp.t128.v1.s16, block.t128.v1.s4.p, block.t128.v2.s1, flat.t128, flat.t256, block.t128.v1.s1, warp.t256.v1.s1, thread.t128, thread.t256
-      {-1, 300, 12, 0.0},  // 52: leaf: warp.t256.v4.s16.p, block.t128.v2.s4.p, block.t128.v1.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, flat.t256, flat.t128, block.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
-      {-1, 312, 12, 0.0},  // 53: leaf: warp.t128.v2.s4, block.t128.v2.s4.p, warp.t256.v4.s16.p, warp.t128.v1.s16, block.t128.v1.s4.p, flat.t128, flat.t256, block.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1, thread.t256, thread.t128
-      {5, 55, 72, 1831786.8871678277},  // 54: elems < 1.83179e+06 ? 55 : 72
-      {7, 56, 61, 8485.28137423857},  // 55: row_bytes < 8485.28 ? 56 : 61
-      {1, 57, 60, 1448.1546878700494},  // 56: rows < 1448.15 ? 57 : 60
-      {5, 58, 59, 886810.0134752652},  // 57: elems < 886810 ? 58 : 59
-      {-1, 324, 8, 0.0},  // 58: leaf: warp.t256.v1.s1, block.t128.v1.s1, block.t128.v1.s4.p, block.t128.v2.s4.p, block.t128.v2.s1, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s16.p
-      {-1, 332, 8, 0.0},  // 59: leaf: block.t128.v1.s4.p, warp.t256.v4.s16.p, warp.t128.v2.s4, block.t128.v1.s1, warp.t256.v1.s1, block.t128.v2.s1, block.t128.v2.s4.p, warp.t128.v1.s16
-      {-1, 340, 8, 0.0},  // 60: leaf: warp.t128.v1.s16, warp.t256.v1.s1, warp.t128.v2.s4, warp.t256.v4.s16.p, block.t128.v1.s1, block.t128.v1.s4.p, block.t128.v2.s1, block.t128.v2.s4.p
-      {6, 62, 67, 741455.2001894653},  // 61: total_bytes < 741455 ? 62 : 67
-      {0, 63, 64, 2.8284271247461903},  // 62: elem_bytes < 2.82843 ? 63 : 64
-      {-1, 348, 8, 0.0},  // 63: leaf: block.t128.v1.s1, warp.t256.v1.s1, block.t128.v2.s1, block.t128.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s16.p
-      {2, 65, 66, 23170.47500592079},  // 64: T < 23170.5 ? 65 : 66
-      {-1, 356, 8, 0.0},  // 65: leaf: warp.t256.v1.s1, block.t128.v1.s1, block.t128.v2.s1, block.t128.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s16.p
-      {-1, 364, 8, 0.0},  // 66: leaf: block.t128.v1.s1, warp.t256.v1.s1, block.t128.v2.s1, block.t128.v1.s4.p, warp.t128.v2.s4, block.t128.v2.s4.p, warp.t128.v1.s16, warp.t256.v4.s16.p
-      {5, 68, 69, 1269099.1828852464},  // 67: elems < 1.2691e+06 ? 68 : 69
-      {-1, 372, 8, 0.0},  // 68: leaf: block.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1, block.t128.v1.s4.p, block.t128.v2.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v4.s16.p
-      {0, 70, 71, 2.8284271247461903},  // 69: elem_bytes < 2.82843 ? 70 : 71
-      {-1, 380, 8, 0.0},  // 70: leaf: block.t128.v1.s4.p, block.t128.v2.s4.p, block.t128.v2.s1, warp.t256.v1.s1, block.t128.v1.s1, warp.t128.v2.s4, warp.t256.v4.s16.p, warp.t128.v1.s16
-      {-1, 388, 8, 0.0},  // 71: leaf: block.t128.v2.s4.p, block.t128.v1.s4.p, block.t128.v2.s1, warp.t128.v2.s4, block.t128.v1.s1, warp.t256.v1.s1, warp.t128.v1.s16, warp.t256.v4.s16.p
+      {6, 4, 9, 160529.75978303837},  // 3: total_bytes < 160530 ? 4 : 9
+      {6, 5, 6, 565.685424949238},  // 4: total_bytes < 565.685 ? 5 : 6
+      {-1, 0, 16, 0.0},  // 5: leaf: thread.t256, thread.t128, warp.t128.v1.s1, warp.t128.v1.s4, block.t128.v1.s1.p, flat.t256, warp.t128.v1.s16, block.t128.v1.s16, flat.t128, block.t256.v1.s4.p, block.t256.v1.s1, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v2.s1.p, warp.t256.v2.s4.p, warp.t256.v4.s4.p
+      {6, 7, 8, 114486.68044798923},  // 6: total_bytes < 114487 ? 7 : 8
+      {-1, 16, 16, 0.0},  // 7: leaf: thread.t128, thread.t256, flat.t256, flat.t128, warp.t128.v1.s1, block.t128.v1.s1.p, warp.t256.v2.s1.p, block.t256.v1.s1, warp.t128.v1.s4, block.t256.v1.s4.p, block.t128.v1.s16, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v2.s4.p, warp.t128.v1.s16, warp.t256.v4.s4.p
+      {-1, 32, 16, 0.0},  // 8: leaf: flat.t128, thread.t128, flat.t256, thread.t256, block.t256.v1.s1, block.t128.v1.s1.p, warp.t128.v1.s1, warp.t256.v2.s1.p, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v1.s4, block.t128.v1.s16, warp.t128.v2.s4, warp.t256.v2.s4.p, warp.t256.v4.s4.p, warp.t128.v1.s16
+      {3, 10, 13, 8.0},  // 9: cf < 8 ? 10 : 13
+      {1, 11, 12, 32.0},  // 10: rows < 32 ? 11 : 12
+      {-1, 48, 16, 0.0},  // 11: leaf: thread.t128, warp.t128.v1.s1, block.t128.v1.s1.p, thread.t256, warp.t256.v2.s1.p, flat.t128, block.t256.v1.s1, flat.t256, block.t256.v1.s4.p, warp.t128.v1.s4, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v2.s4.p, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {-1, 64, 16, 0.0},  // 12: leaf: thread.t256, thread.t128, flat.t128, flat.t256, warp.t128.v1.s1, warp.t256.v2.s1.p, block.t128.v1.s1.p, warp.t128.v1.s4, block.t128.v1.s16, warp.t128.v2.s4, warp.t256.v2.s4.p, warp.t128.v1.s16, block.t128.v2.s4, block.t256.v1.s1, warp.t256.v4.s4.p, block.t256.v1.s4.p
+      {-1, 80, 16, 0.0},  // 13: leaf: flat.t128, flat.t256, thread.t256, thread.t128, warp.t128.v1.s1, warp.t256.v2.s1.p, block.t128.v1.s1.p, warp.t128.v1.s4, warp.t256.v2.s4.p, warp.t128.v2.s4, block.t256.v1.s1, block.t256.v1.s4.p, warp.t128.v1.s16, block.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16
+      {2, 15, 34, 7010.848736066127},  // 14: T < 7010.85 ? 15 : 34
+      {5, 16, 29, 14188960.215604244},  // 15: elems < 1.4189e+07 ? 16 : 29
+      {5, 17, 24, 481589.27934911504},  // 16: elems < 481589 ? 17 : 24
+      {3, 18, 21, 5.656854249492381},  // 17: cf < 5.65685 ? 18 : 21
+      {6, 19, 20, 915893.4435839138},  // 18: total_bytes < 915893 ? 19 : 20
+      {-1, 96, 16, 0.0},  // 19: leaf: thread.t128, flat.t128, flat.t256, thread.t256, warp.t128.v1.s4, warp.t128.v1.s16, warp.t128.v1.s1, warp.t256.v2.s4.p, warp.t256.v2.s1.p, warp.t128.v2.s4, block.t128.v1.s16, block.t128.v1.s1.p, warp.t256.v4.s4.p, block.t128.v2.s4, block.t256.v1.s1, block.t256.v1.s4.p
+      {-1, 112, 16, 0.0},  // 20: leaf: flat.t128, flat.t256, thread.t256, thread.t128, warp.t128.v1.s1, warp.t256.v2.s1.p, warp.t128.v1.s4, warp.t256.v2.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, block.t128.v1.s1.p, warp.t256.v4.s4.p, block.t128.v1.s16, block.t128.v2.s4, block.t256.v1.s1, block.t256.v1.s4.p
+      {0, 22, 23, 2.8284271247461903},  // 21: elem_bytes < 2.82843 ? 22 : 23
+      {-1, 128, 16, 0.0},  // 22: leaf: flat.t128, flat.t256, thread.t128, thread.t256, warp.t128.v1.s4, warp.t128.v1.s1, warp.t128.v1.s16, warp.t256.v2.s4.p, warp.t256.v2.s1.p, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, block.t128.v1.s1.p, block.t128.v2.s4, block.t256.v1.s1, block.t256.v1.s4.p
+      {-1, 144, 16, 0.0},  // 23: leaf: flat.t256, flat.t128, thread.t128, thread.t256, warp.t128.v1.s4, warp.t128.v1.s1, warp.t128.v1.s16, warp.t256.v2.s1.p, warp.t256.v2.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, block.t128.v1.s1.p, block.t128.v2.s4, block.t256.v1.s1, block.t256.v1.s4.p
+      {1, 25, 28, 1448.1546878700494},  // 24: rows < 1448.15 ? 25 : 28
+      {5, 26, 27, 1794777.2764329284},  // 25: elems < 1.79478e+06 ? 26 : 27
+      {-1, 160, 16, 0.0},  // 26: leaf: flat.t256, flat.t128, warp.t256.v2.s1.p, block.t128.v1.s1.p, warp.t128.v1.s1, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v1.s4, block.t128.v1.s16, warp.t128.v2.s4, warp.t256.v2.s4.p, block.t256.v1.s1, warp.t256.v4.s4.p, thread.t256, thread.t128, warp.t128.v1.s16
+      {-1, 176, 16, 0.0},  // 27: leaf: block.t128.v1.s16, warp.t128.v1.s4, warp.t256.v4.s4.p, warp.t256.v2.s1.p, block.t128.v2.s4, flat.t128, flat.t256, block.t256.v1.s1, warp.t256.v2.s4.p, block.t256.v1.s4.p, warp.t128.v2.s4, block.t128.v1.s1.p, warp.t128.v1.s1, warp.t128.v1.s16, thread.t256, thread.t128
+      {-1, 192, 16, 0.0},  // 28: leaf: flat.t128, flat.t256, warp.t128.v1.s4, warp.t128.v1.s16, warp.t128.v1.s1, thread.t256, thread.t128, warp.t128.v2.s4, warp.t256.v2.s4.p, warp.t256.v2.s1.p, warp.t256.v4.s4.p, block.t128.v1.s16, block.t128.v1.s1.p, block.t128.v2.s4, block.t256.v1.s1, block.t256.v1.s4.p
+      {6, 30, 31, 113511681.72483395},  // 29: total_bytes < 1.13512e+08 ? 30 : 31
+      {-1, 208, 16, 0.0},  // 30: leaf: warp.t256.v2.s4.p, warp.t128.v1.s4, warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t256.v2.s1.p, flat.t128, flat.t256, warp.t128.v1.s1, block.t128.v2.s4, block.t128.v1.s1.p, block.t256.v1.s4.p, block.t256.v1.s1, thread.t256, thread.t128
+      {1, 32, 33, 23170.47500592079},  // 31: rows < 23170.5 ? 32 : 33
+      {-1, 224, 16, 0.0},  // 32: leaf: warp.t128.v2.s4, warp.t256.v2.s4.p, warp.t128.v1.s16, warp.t128.v1.s4, flat.t128, flat.t256, warp.t256.v4.s4.p, block.t128.v2.s4, block.t128.v1.s16, warp.t256.v2.s1.p, block.t256.v1.s4.p, block.t256.v1.s1, warp.t128.v1.s1, block.t128.v1.s1.p, thread.t256, thread.t128
+      {-1, 240, 16, 0.0},  // 33: leaf: flat.t128, flat.t256, warp.t128.v1.s16, warp.t128.v1.s4, warp.t128.v1.s1, warp.t256.v2.s4.p, warp.t128.v2.s4, warp.t256.v2.s1.p, thread.t256, thread.t128, warp.t256.v4.s4.p, block.t128.v1.s16, block.t128.v1.s1.p, block.t128.v2.s4, block.t256.v1.s1, block.t256.v1.s4.p
+      {6, 35, 44, 23726566.40606289},  // 34: total_bytes < 2.37266e+07 ? 35 : 44
+      {5, 36, 37, 926819.0002368316},  // 35: elems < 926819 ? 36 : 37
+      {-1, 256, 16, 0.0},  // 36: leaf: flat.t256, flat.t128, block.t128.v1.s1.p, warp.t256.v2.s1.p, warp.t128.v1.s1, block.t256.v1.s1, thread.t128, warp.t128.v1.s4, thread.t256, block.t256.v1.s4.p, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v2.s4.p, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {5, 38, 41, 1482910.4003789306},  // 37: elems < 1.48291e+06 ? 38 : 41
+      {0, 39, 40, 2.8284271247461903},  // 38: elem_bytes < 2.82843 ? 39 : 40
+      {-1, 272, 16, 0.0},  // 39: leaf: block.t128.v1.s1.p, warp.t256.v2.s1.p, block.t256.v1.s1, warp.t128.v1.s1, flat.t256, flat.t128, block.t256.v1.s4.p, warp.t128.v1.s4, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v2.s4.p, warp.t256.v4.s4.p, thread.t256, thread.t128, warp.t128.v1.s16, block.t128.v1.s16
+      {-1, 288, 16, 0.0},  // 40: leaf: warp.t256.v2.s1.p, flat.t256, flat.t128, block.t128.v1.s1.p, warp.t128.v1.s1, warp.t128.v1.s4, block.t256.v1.s1, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v2.s4.p, warp.t256.v4.s4.p, thread.t256, thread.t128, block.t128.v1.s16, warp.t128.v1.s16
+      {0, 42, 43, 2.8284271247461903},  // 41: elem_bytes < 2.82843 ? 42 : 43
+      {-1, 304, 16, 0.0},  // 42: leaf: block.t256.v1.s4.p, block.t128.v2.s4, warp.t256.v2.s4.p, warp.t128.v1.s4, warp.t256.v2.s1.p, warp.t128.v2.s4, block.t128.v1.s1.p, warp.t256.v4.s4.p, block.t256.v1.s1, warp.t128.v1.s1, flat.t256, flat.t128, block.t128.v1.s16, warp.t128.v1.s16, thread.t256, thread.t128
+      {-1, 320, 16, 0.0},  // 43: leaf: flat.t256, warp.t256.v2.s1.p, block.t256.v1.s4.p, flat.t128, block.t128.v2.s4, warp.t128.v1.s4, warp.t256.v2.s4.p, warp.t128.v2.s4, warp.t128.v1.s1, warp.t256.v4.s4.p, block.t128.v1.s1.p, block.t256.v1.s1, warp.t128.v1.s16, block.t128.v1.s16, thread.t256, thread.t128
+      {1, 45, 46, 80.0},  // 44: rows < 80 ? 45 : 46
+      {-1, 336, 16, 0.0},  // 45: leaf: warp.t256.v2.s4.p, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v4.s4.p, warp.t256.v2.s1.p, block.t256.v1.s4.p, warp.t128.v1.s4, flat.t128, flat.t256, block.t128.v1.s16, warp.t128.v1.s16, block.t128.v1.s1.p, warp.t128.v1.s1, block.t256.v1.s1, thread.t256, thread.t128
+      {-1, 352, 16, 0.0},  // 46: leaf: block.t128.v2.s4, warp.t256.v2.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, block.t256.v1.s4.p, warp.t128.v1.s4, warp.t128.v1.s16, warp.t256.v2.s1.p, flat.t256, flat.t128, block.t128.v1.s1.p, warp.t128.v1.s1, block.t256.v1.s1, thread.t256, thread.t128
+      {7, 48, 53, 11585.237502960395},  // 47: row_bytes < 11585.2 ? 48 : 53
+      {2, 49, 50, 1752.7121840165316},  // 48: T < 1752.71 ? 49 : 50
+      {-1, 368, 16, 0.0},  // 49: leaf: warp.t128.v1.s16, warp.t256.v2.s4.p, warp.t128.v1.s4, warp.t128.v2.s4, warp.t256.v2.s1.p, flat.t128, flat.t256, warp.t256.v4.s4.p, warp.t128.v1.s1, block.t128.v1.s16, block.t128.v1.s1.p, block.t128.v2.s4, thread.t256, block.t256.v1.s1, thread.t128, block.t256.v1.s4.p
+      {3, 51, 52, 9.797958971132713},  // 50: cf < 9.79796 ? 51 : 52
+      {-1, 384, 16, 0.0},  // 51: leaf: warp.t256.v4.s4.p, warp.t128.v2.s4, warp.t128.v1.s16, warp.t256.v2.s4.p, block.t128.v1.s16, warp.t128.v1.s4, flat.t128, flat.t256, block.t256.v1.s4.p, block.t128.v2.s4, warp.t256.v2.s1.p, block.t256.v1.s1, block.t128.v1.s1.p, warp.t128.v1.s1, thread.t256, thread.t128
+      {-1, 400, 16, 0.0},  // 52: leaf: warp.t128.v2.s4, warp.t256.v2.s4.p, warp.t256.v4.s4.p, warp.t128.v1.s16, warp.t128.v1.s4, block.t128.v2.s4, block.t128.v1.s16, warp.t256.v2.s1.p, flat.t128, flat.t256, block.t256.v1.s4.p, block.t256.v1.s1, warp.t128.v1.s1, block.t128.v1.s1.p, thread.t128, thread.t256
+      {2, 54, 55, 7010.848736066127},  // 53: T < 7010.85 ? 54 : 55
+      {-1, 416, 16, 0.0},  // 54: leaf: flat.t128, flat.t256, block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v2.s4.p, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s4, warp.t128.v1.s16, block.t256.v1.s4.p, warp.t256.v2.s1.p, warp.t128.v1.s1, block.t128.v1.s1.p, block.t256.v1.s1, thread.t256, thread.t128
+      {3, 56, 57, 13.856406460551018},  // 55: cf < 13.8564 ? 56 : 57
+      {-1, 432, 16, 0.0},  // 56: leaf: block.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v2.s4, block.t128.v1.s16, warp.t256.v2.s4.p, warp.t128.v1.s16, block.t256.v1.s4.p, warp.t128.v1.s4, flat.t128, flat.t256, warp.t256.v2.s1.p, warp.t128.v1.s1, block.t256.v1.s1, block.t128.v1.s1.p, thread.t256, thread.t128
+      {-1, 448, 16, 0.0},  // 57: leaf: warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v2.s4.p, warp.t256.v4.s4.p, warp.t128.v1.s4, block.t128.v1.s16, warp.t128.v1.s16, block.t256.v1.s4.p, flat.t128, warp.t256.v2.s1.p, flat.t256, warp.t128.v1.s1, block.t128.v1.s1.p, block.t256.v1.s1, thread.t128, thread.t256
+      {6, 59, 72, 11351168.172483396},  // 58: total_bytes < 1.13512e+07 ? 59 : 72
+      {1, 60, 69, 512.0},  // 59: rows < 512 ? 60 : 69
+      {6, 61, 68, 2072430.2873679493},  // 60: total_bytes < 2.07243e+06 ? 61 : 68
+      {2, 62, 63, 223.60679774997897},  // 61: T < 223.607 ? 62 : 63
+      {-1, 464, 12, 0.0},  // 62: leaf: warp.t128.v1.s4, warp.t128.v1.s16, block.t128.v1.s1.p, block.t128.v1.s16, block.t256.v1.s1, warp.t128.v1.s1, block.t256.v1.s4.p, warp.t128.v2.s4, block.t128.v2.s4, warp.t256.v2.s4.p, warp.t256.v2.s1.p, warp.t256.v4.s4.p
+      {1, 64, 67, 128.0},  // 63: rows < 128 ? 64 : 67
+      {3, 65, 66, 128.0},  // 64: cf < 128 ? 65 : 66
+      {-1, 476, 12, 0.0},  // 65: leaf: block.t128.v1.s1.p, warp.t128.v1.s1, warp.t256.v2.s1.p, block.t256.v1.s1, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v1.s4, warp.t128.v2.s4, warp.t256.v2.s4.p, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {-1, 488, 12, 0.0},  // 66: leaf: block.t256.v1.s1, warp.t128.v1.s1, block.t128.v1.s1.p, warp.t256.v2.s1.p, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v1.s4, warp.t128.v2.s4, warp.t256.v2.s4.p, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {-1, 500, 12, 0.0},  // 67: leaf: block.t256.v1.s4.p, block.t128.v1.s1.p, block.t256.v1.s1, warp.t128.v1.s1, block.t128.v1.s16, block.t128.v2.s4, warp.t256.v2.s1.p, warp.t128.v2.s4, warp.t256.v2.s4.p, warp.t128.v1.s4, warp.t128.v1.s16, warp.t256.v4.s4.p
+      {-1, 512, 12, 0.0},  // 68: leaf: warp.t256.v2.s1.p, warp.t128.v1.s1, block.t128.v1.s1.p, block.t256.v1.s1, block.t256.v1.s4.p, block.t128.v2.s4, warp.t128.v1.s4, warp.t128.v2.s4, warp.t256.v2.s4.p, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16
+      {7, 70, 71, 1414.213562373095},  // 69: row_bytes < 1414.21 ? 70 : 71
+      {-1, 524, 12, 0.0},  // 70: leaf: warp.t128.v1.s4, warp.t128.v1.s16, warp.t128.v1.s1, warp.t256.v2.s1.p, warp.t256.v2.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, block.t128.v1.s16, block.t128.v1.s1.p, block.t128.v2.s4, block.t256.v1.s1, block.t256.v1.s4.p
+      {-1, 536, 12, 0.0},  // 71: leaf: block.t128.v1.s16, warp.t256.v2.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s4, warp.t256.v2.s1.p, block.t128.v1.s1.p, warp.t128.v1.s16, warp.t128.v1.s1, block.t128.v2.s4, block.t256.v1.s1, block.t256.v1.s4.p
       {7, 73, 74, 3464.101615137755},  // 72: row_bytes < 3464.1 ? 73 : 74
-      {-1, 396, 8, 0.0},  // 73: leaf: warp.t128.v1.s16, warp.t128.v2.s4, warp.t256.v4.s16.p, warp.t256.v1.s1, block.t128.v1.s4.p, block.t128.v1.s1, block.t128.v2.s1, block.t128.v2.s4.p
-      {-1, 404, 8, 0.0},  // 74: leaf: warp.t128.v2.s4, block.t128.v2.s4.p, warp.t256.v4.s16.p, warp.t128.v1.s16, block.t128.v1.s4.p, block.t128.v2.s1, block.t128.v1.s1, warp.t256.v1.s1
+      {-1, 548, 12, 0.0},  // 73: leaf: warp.t128.v1.s16, warp.t128.v1.s4, warp.t256.v2.s4.p, warp.t128.v2.s4, warp.t256.v2.s1.p, warp.t256.v4.s4.p, warp.t128.v1.s1, block.t128.v1.s16, block.t128.v1.s1.p, block.t128.v2.s4, block.t256.v1.s1, block.t256.v1.s4.p
+      {7, 75, 80, 9914.837366290989},  // 74: row_bytes < 9914.84 ? 75 : 80
+      {3, 76, 77, 80.0},  // 75: cf < 80 ? 76 : 77
+      {-1, 560, 12, 0.0},  // 76: leaf: warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v2.s4, warp.t128.v1.s16, warp.t128.v1.s4, warp.t256.v2.s4.p, block.t128.v2.s4, warp.t256.v2.s1.p, block.t256.v1.s4.p, warp.t128.v1.s1, block.t128.v1.s1.p, block.t256.v1.s1
+      {6, 78, 79, 47453132.81212578},  // 77: total_bytes < 4.74531e+07 ? 78 : 79
+      {-1, 572, 12, 0.0},  // 78: leaf: warp.t256.v2.s4.p, warp.t128.v2.s4, warp.t256.v4.s4.p, warp.t128.v1.s16, block.t128.v1.s16, warp.t128.v1.s4, block.t128.v2.s4, warp.t256.v2.s1.p, block.t256.v1.s4.p, block.t256.v1.s1, block.t128.v1.s1.p, warp.t128.v1.s1
+      {-1, 584, 12, 0.0},  // 79: leaf: warp.t128.v2.s4, warp.t256.v2.s4.p, warp.t256.v4.s4.p, warp.t128.v1.s16, block.t128.v2.s4, block.t128.v1.s16, warp.t128.v1.s4, block.t256.v1.s4.p, warp.t256.v2.s1.p, block.t256.v1.s1, block.t128.v1.s1.p, warp.t128.v1.s1
+      {5, 81, 84, 6345495.914426232},  // 80: elems < 6.3455e+06 ? 81 : 84
+      {1, 82, 83, 128.0},  // 81: rows < 128 ? 82 : 83
+      {-1, 596, 12, 0.0},  // 82: leaf: warp.t256.v2.s4.p, warp.t128.v1.s4, warp.t128.v2.s4, block.t128.v2.s4, block.t256.v1.s4.p, warp.t256.v4.s4.p, warp.t256.v2.s1.p, block.t128.v1.s1.p, block.t256.v1.s1, block.t128.v1.s16, warp.t128.v1.s1, warp.t128.v1.s16
+      {-1, 608, 12, 0.0},  // 83: leaf: block.t128.v2.s4, warp.t128.v2.s4, warp.t128.v1.s4, warp.t256.v2.s4.p, block.t256.v1.s4.p, warp.t256.v4.s4.p, warp.t256.v2.s1.p, block.t128.v1.s16, warp.t128.v1.s1, warp.t128.v1.s16, block.t256.v1.s1, block.t128.v1.s1.p
+      {-1, 620, 12, 0.0},  // 84: leaf: block.t128.v2.s4, warp.t128.v2.s4, warp.t256.v2.s4.p, warp.t256.v4.s4.p, block.t128.v1.s16, warp.t128.v1.s16, warp.t128.v1.s4, block.t256.v1.s4.p, warp.t256.v2.s1.p, block.t256.v1.s1, warp.t128.v1.s1, block.t128.v1.s1.p
   }};
-  static constexpr std::array<std::uint16_t, 412> leaf_configs = {9, 8, 10, 11, 4, 0, 5, 1, 6, 2, 3, 7, 8, 9, 10, 11, 4, 0, 5, 1, 6, 3, 2, 7, 10, 8, 11, 9, 4, 0, 3, 5, 2, 1, 6, 7, 9, 8, 11, 10, 4, 0, 5, 3, 2, 1, 6, 7, 11, 10, 8, 9, 4, 0, 5, 1, 6, 3, 2, 7, 9, 0, 8, 10, 11, 4, 1, 5, 6, 3, 2, 7, 11, 10, 9, 8, 2, 4, 3, 0, 5, 7, 6, 1, 10, 11, 2, 9, 4, 8, 3, 7, 0, 5, 1, 6, 5, 6, 10, 3, 11, 0, 7, 1, 4, 2, 9, 8, 10, 11, 1, 3, 6, 5, 7, 0, 4, 2, 9, 8, 7, 6, 3, 5, 2, 10, 11, 1, 0, 4, 9, 8, 3, 7, 2, 6, 5, 1, 10, 11, 0, 4, 8, 9, 0, 1, 11, 4, 10, 5, 6, 3, 9, 8, 2, 7, 1, 5, 6, 3, 0, 4, 10, 11, 7, 2, 9, 8, 10, 11, 0, 1, 4, 5, 3, 6, 9, 8, 2, 7, 1, 10, 3, 6, 5, 11, 4, 0, 2, 9, 8, 7, 5, 6, 3, 1, 0, 4, 10, 11, 2, 7, 9, 8, 6, 3, 5, 7, 2, 1, 0, 10, 11, 4, 9, 8, 3, 6, 1, 5, 10, 11, 2, 0, 4, 7, 9, 8, 2, 3, 10, 11, 7, 4, 5, 0, 6, 1, 9, 8, 7, 3, 2, 5, 6, 10, 11, 1, 0, 4, 9, 8, 3, 7, 2, 6, 1, 5, 10, 11, 0, 4, 8, 9, 10, 11, 3, 7, 6, 2, 5, 1, 0, 4, 9, 8, 6, 7, 5, 3, 2, 1, 10, 11, 0, 4, 9, 8, 3, 6, 7, 2, 5, 1, 10, 11, 0, 4, 8, 9, 7, 6, 5, 3, 2, 11, 10, 1, 0, 4, 9, 8, 3, 6, 7, 2, 5, 10, 11, 1, 0, 4, 9, 8, 4, 0, 5, 6, 1, 3, 2, 7, 5, 7, 3, 0, 4, 1, 6, 2, 2, 4, 3, 7, 0, 5, 1, 6, 0, 4, 1, 5, 6, 3, 2, 7, 4, 0, 1, 5, 6, 3, 2, 7, 0, 4, 1, 5, 3, 6, 2, 7, 1, 0, 4, 5, 6, 3, 2, 7, 5, 6, 1, 4, 0, 3, 7, 2, 6, 5, 1, 3, 0, 4, 2, 7, 2, 3, 7, 4, 5, 0, 1, 6, 3, 6, 7, 2, 5, 1, 0, 4};
+  static constexpr std::array<std::uint16_t, 632> leaf_configs = {13, 12, 3, 4, 7, 15, 5, 0, 14, 8, 2, 1, 6, 9, 10, 11, 12, 13, 15, 14, 3, 7, 9, 2, 4, 8, 0, 1, 6, 10, 5, 11, 14, 12, 15, 13, 2, 7, 3, 9, 8, 1, 4, 0, 6, 10, 11, 5, 12, 3, 7, 13, 9, 14, 2, 15, 8, 4, 1, 6, 10, 11, 0, 5, 13, 12, 14, 15, 3, 9, 7, 4, 0, 6, 10, 5, 1, 2, 11, 8, 14, 15, 13, 12, 3, 9, 7, 4, 10, 6, 2, 8, 5, 1, 11, 0, 12, 14, 15, 13, 4, 5, 3, 10, 9, 6, 0, 7, 11, 1, 2, 8, 14, 15, 13, 12, 3, 9, 4, 10, 6, 5, 7, 11, 0, 1, 2, 8, 14, 15, 12, 13, 4, 3, 5, 10, 9, 6, 11, 0, 7, 1, 2, 8, 15, 14, 12, 13, 4, 3, 5, 9, 10, 6, 11, 0, 7, 1, 2, 8, 15, 14, 9, 7, 3, 8, 1, 4, 0, 6, 10, 2, 11, 13, 12, 5, 0, 4, 11, 9, 1, 14, 15, 2, 10, 8, 6, 7, 3, 5, 13, 12, 14, 15, 4, 5, 3, 13, 12, 6, 10, 9, 11, 0, 7, 1, 2, 8, 10, 4, 5, 6, 11, 0, 9, 14, 15, 3, 1, 7, 8, 2, 13, 12, 6, 10, 5, 4, 14, 15, 11, 1, 0, 9, 8, 2, 3, 7, 13, 12, 14, 15, 5, 4, 3, 10, 6, 9, 13, 12, 11, 0, 7, 1, 2, 8, 15, 14, 7, 9, 3, 2, 12, 4, 13, 8, 6, 1, 10, 11, 0, 5, 7, 9, 2, 3, 15, 14, 8, 4, 6, 1, 10, 11, 13, 12, 5, 0, 9, 15, 14, 7, 3, 4, 2, 8, 1, 6, 10, 11, 13, 12, 0, 5, 8, 1, 10, 4, 9, 6, 7, 11, 2, 3, 15, 14, 0, 5, 13, 12, 15, 9, 8, 14, 1, 4, 10, 6, 3, 11, 7, 2, 5, 0, 13, 12, 10, 6, 1, 11, 9, 8, 4, 14, 15, 0, 5, 7, 3, 2, 13, 12, 1, 10, 6, 11, 0, 8, 4, 5, 9, 15, 14, 7, 3, 2, 13, 12, 5, 10, 4, 6, 9, 14, 15, 11, 3, 0, 7, 1, 13, 2, 12, 8, 11, 6, 5, 10, 0, 4, 14, 15, 8, 1, 9, 2, 7, 3, 13, 12, 6, 10, 11, 5, 4, 1, 0, 9, 14, 15, 8, 2, 3, 7, 12, 13, 14, 15, 1, 6, 10, 11, 0, 4, 5, 8, 9, 3, 7, 2, 13, 12, 1, 11, 6, 0, 10, 5, 8, 4, 14, 15, 9, 3, 2, 7, 13, 12, 6, 1, 10, 11, 4, 0, 5, 8, 14, 9, 15, 3, 7, 2, 12, 13, 4, 5, 7, 0, 2, 3, 8, 6, 1, 10, 9, 11, 7, 3, 9, 2, 8, 1, 4, 6, 10, 11, 0, 5, 2, 3, 7, 9, 8, 1, 4, 6, 10, 11, 0, 5, 8, 7, 2, 3, 0, 1, 9, 6, 10, 4, 5, 11, 9, 3, 7, 2, 8, 1, 4, 6, 10, 11, 0, 5, 4, 5, 3, 9, 10, 6, 11, 0, 7, 1, 2, 8, 0, 10, 6, 11, 4, 9, 7, 5, 3, 1, 2, 8, 5, 4, 10, 6, 9, 11, 3, 0, 7, 1, 2, 8, 11, 0, 6, 5, 4, 10, 1, 9, 8, 3, 7, 2, 10, 6, 11, 5, 0, 4, 1, 9, 8, 2, 7, 3, 6, 10, 11, 5, 1, 0, 4, 8, 9, 2, 7, 3, 10, 4, 6, 1, 8, 11, 9, 7, 2, 0, 3, 5, 1, 6, 4, 10, 8, 11, 9, 0, 3, 5, 2, 7, 1, 6, 10, 11, 0, 5, 4, 8, 9, 2, 3, 7};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 12> fallback = {3, 2, 4, 5, 0, 6, 1, 7, 10, 11, 9, 8};
+  static constexpr std::array<std::uint16_t, 16> fallback = {4, 6, 10, 9, 3, 5, 11, 0, 7, 1, 8, 2, 14, 15, 13, 12};
 };
 
 using kernels = aotune::heuristics::TableList<jagged_sum, jagged_mean, jagged_dense_add, causal_trailing_mean>;
