@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -213,6 +215,28 @@ TEST(CliBench, TheCommittedDatabaseScoresTheHeuristicWithoutAGpu) {
   // On the shapes it was fitted on, the tree must beat one config for every shape.
   EXPECT_LT(j["heuristic"]["geomean_slowdown"].get<double>(),
             j["best_single_config"]["geomean_slowdown"].get<double>());
+}
+
+TEST(CliBench, ADatabaseTunedOverAnotherConfigSpaceIsAUsageErrorNamingTheFirstDifference) {
+  TempDir tmp;
+  // The committed database with its first two configs' names swapped: as if tuned by a build whose
+  // config space lists them the other way round. Its cells can no longer be read by this build's
+  // config indices, which is all the heuristic's pick is.
+  nlohmann::json db;
+  {
+    std::ifstream in(source("configs/sm90/jagged_dense_add.json"));
+    in >> db;
+  }
+  std::swap(db["configs"][0], db["configs"][1]);
+  const std::string first = db["configs"][0]["id"].get<std::string>();
+  const std::string second = db["configs"][1]["id"].get<std::string>();
+  const std::string path = (tmp / "reordered.json").string();
+  std::ofstream(path) << db.dump();
+  const CliResult r = run_cli({"bench", "--grid", source("configs/grids/jagged_dense_add.json"), "--db", path},
+                              tmp.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("config 0: " + first + " in the database, " + second + " here"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("aot-runner tune -k jagged_dense_add --force"), std::string::npos) << r.err;
 }
 
 TEST(CliBench, ADatabaseLackingGridShapesOrABadGridIsAUsageError) {

@@ -1,6 +1,7 @@
 #include "apps/aot-runner/bench_report.h"
 
 #include <fmt/core.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
@@ -42,6 +43,24 @@ tuner::ResultsDatabase restrict_to_grid(const tuner::ResultsDatabase& db,
         db_path, missing, grid.shapes.size(), first_missing));
   }
   return out;
+}
+
+// The heuristic's pick is an index in the kernel's config space as built, the database's cells are
+// indexed by the configs it was tuned over: scoring one against the other needs the same list in
+// the same order (a database tuned before the space grew read another config's cell for every pick
+// past the change, and a pick it never measured scored as a miss).
+void require_the_built_config_space(const TunableKernel& kernel, const TrainingSet& ts,
+                                    const std::string& db_path) {
+  const std::size_t built = kernel.num_configs(), tuned = ts.num_configs();
+  for (std::size_t i = 0; i < std::max(built, tuned); ++i) {
+    const std::string here = i < built ? kernel.config_id(i) : std::string("none");
+    const std::string there = i < tuned ? ts.config_ids[i] : std::string("none");
+    if (here == there) continue;
+    throw InvalidArgument(fmt::format(
+        "{} was tuned over {} {} configs, this build has {} (config {}: {} in the database, {} here); "
+        "re-tune it (`aot-runner tune -k {} --force`) or score it with the build it was tuned with",
+        db_path, tuned, kernel.name(), built, i, there, here, kernel.name()));
+  }
 }
 
 // The config with the fewest shapes it cannot run, then the least summed log slowdown (fit's rule).
@@ -106,6 +125,12 @@ BenchReport evaluate_bench(const TunableKernel& kernel, const tuner::ShapeGrid& 
   }
   const tuner::ResultsDatabase db = restrict_to_grid(full_db, grid, db_path);
   const TrainingSet ts = heuristics::training_set_from_database(db);
+  require_the_built_config_space(kernel, ts, db_path);
+  if (db.source_hash != kernel.source_hash()) {
+    spdlog::warn("{} was tuned from other {} sources than this build's (source hash {:.12} there, {:.12} here): "
+                 "its times are of those kernels; `aot-runner verify` names stale databases",
+                 db_path, kernel.name(), db.source_hash, kernel.source_hash());
+  }
   std::map<std::string, std::size_t> row_of;
   for (std::size_t i = 0; i < ts.num_shapes(); ++i) row_of[ts.shape_keys[i]] = i;
 
