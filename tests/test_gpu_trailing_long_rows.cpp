@@ -56,9 +56,10 @@ TEST(TrailingMeanLongRows, ThreadAndFlatPastTwoToThe31MatchTheWindowCounts) {
   p.out = out.get();
   CudaStream stream;
   // [begin, end) output ranges: the row start, the 4096 outputs below 2^31, and 2^31 to the row
-  // end. None crosses the buffer's 4 GiB byte offset: on the H200 (driver of 2026-12) one
-  // cudaMemcpy reading across it, inside a single 4.3 GB allocation, failed with
-  // cudaErrorInvalidValue while the same bytes read in two copies did not (session 17).
+  // end. None crosses the buffer's 4 GiB byte offset: on the H200 one cudaMemcpy of 4096 outputs
+  // from 2^31 - 2048, across that offset of this 4.3 GB cudaMalloc, failed with
+  // cudaErrorInvalidValue, while the same copy from a torch tensor of that length did not
+  // (session 17, cause unknown; reads on either side of the offset pass).
   const int64_t half = int64_t{1} << 31;
   const std::vector<std::pair<int64_t, int64_t>> ranges = {{0, 4096}, {half - 4096, half}, {half, T}};
   for (const char* id : {"thread.t128", "flat.t128", "flat.t256"}) {
