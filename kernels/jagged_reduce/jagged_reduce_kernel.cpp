@@ -141,6 +141,10 @@ std::vector<nlohmann::json> reduce_test_shapes(Op op) {
       {{"B", 3}, {"M", 2000}, {"len", 5000}, {"dist", "fixed"}},
       // nnz_split ownership: rows over several chunks with empty rows between and at the end.
       {{"B", 40}, {"M", 256}, {"len", 300}, {"dist", "many_empty"}},
+      // nnz_split with one row group (M / VEC >= 256 lanes): short rows inside a chunk written
+      // directly by their thread, beside a huge row spread over chunks; M = 520 leaves idle lanes.
+      {{"B", 3000}, {"M", 256}, {"len", 4}, {"dist", "one_huge"}},
+      {{"B", 1500}, {"M", 520}, {"len", 6}, {"dist", "powerlaw"}},
   };
   std::vector<nlohmann::json> shapes;
   uint64_t seed = 11;

@@ -247,7 +247,11 @@ __device__ __forceinline__ void block_sum_over_rows(float (&pooled)[VEC], float*
 // block in shared memory, so each adds one atomic per column per chunk. Without this, a huge row
 // took one atomic per thread per column from every chunk it covers, all on the same M addresses,
 // and that serialisation made small chunks up to 12x slower than the loads (session-4 sweep:
-// B=1024 M=64 powerlaw, 2.5 ms instead of 0.2 ms).
+// B=1024 M=64 powerlaw, 2.5 ms instead of 0.2 ms). With one row group (ty_count = 1: M / VEC
+// at least the block's threads) a row between the head and the tail is seen whole by its thread,
+// which writes its output directly: on short-row chunks the atomics and the phase-2 drain, one
+// dependent L2 round trip per row, were most of the time (ncu, session 16: jagged_sum B=8192
+// M=256 one_huge bf16 at 606 GB/s, a third of warp cycles waiting on global loads).
 // Phase 2: the rows the chunk touches are finished without a second kernel. A row that lies inside
 // this chunk is drained by this block right away. A row spread over several chunks is drained by
 // the last of its chunks to arrive: each bumps the row's arrival counter (per column tile) once,
@@ -289,7 +293,8 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
     int64_t row = find_row_from(offsets, B, e, first_row);
     if (ty == 0 && tx == 0) s_row[0] = row;
     // The first row this thread meets is the head row exactly when it starts at or before e_begin.
-    bool in_head = static_cast<int64_t>(offsets[row]) <= e_begin;
+    int64_t row_start = offsets[row];
+    bool in_head = row_start <= e_begin;
     int64_t row_end = offsets[row + 1];
     int64_t stop = min(row_end, e_end);
     int64_t cols = row_cols(fc, row, M);
@@ -300,6 +305,11 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
 #pragma unroll
           for (int i = 0; i < VEC; ++i) head[i] = acc[i];
           in_head = false;
+        } else if (ty_count == 1) {
+          // The only row group saw every element of this row, which lies inside the chunk (it
+          // started after e_begin and ended before e): its sum is complete, so it is written
+          // here, with no atomics into acc_ws and no drain in phase 2 (skipped there).
+          store<T, VEC>(out, row, M, c0, cols, row_scale(mean, row_end - row_start), acc);
         } else {
 #pragma unroll
           for (int i = 0; i < VEC; ++i)
@@ -307,7 +317,10 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
         }
 #pragma unroll
         for (int i = 0; i < VEC; ++i) acc[i] = 0;
-        while (e >= row_end) row_end = offsets[++row + 1];
+        while (e >= row_end) {
+          row_start = row_end;
+          row_end = offsets[++row + 1];
+        }
         stop = min(row_end, e_end);
         cols = row_cols(fc, row, M);
       }
@@ -437,7 +450,9 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
         const float zero[VEC] = {};
         store<T, VEC>(out, r, M, c0, row_cols(fc, r, M), 1.0f, zero);
       }
-    } else if (s >= e_begin && t <= e_end) {
+    } else if (s >= e_begin && t <= e_end && (ty_count > 1 || r == head_row || r == last_row)) {
+      // With one row group, phase 1 wrote every inner row itself; only the head and tail rows,
+      // summed over the block, went through acc_ws.
       drain_row<T, VEC>(acc_ws, out, r, M, c0, row_cols(fc, r, M), row_scale(mean, t - s));
     }
   }
