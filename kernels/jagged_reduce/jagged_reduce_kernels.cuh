@@ -262,7 +262,10 @@ __device__ __forceinline__ void block_sum_over_rows(float (&pooled)[VEC], float*
 // every launch leaves it all zero again (drain_row and the reset of each counter), so a buffer
 // kept between calls is zeroed once, and there is no separate zero-fill launch.
 // Dynamic shared memory: blockDim.x * VEC floats.
-template <typename T, typename IndexT, int VEC>
+// ONE_GROUP: the launch has one row group (tx_lanes == blockDim.x). Its own instance, because the
+// direct stores made the shared code up to 1.4x slower on row-group shapes (session 17 A/B:
+// jagged_sum B=16384 M=32 powerlaw f32, nnz_split.t256.v2.c262144 272 -> 391 us).
+template <typename T, typename IndexT, int VEC, bool ONE_GROUP>
 __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __restrict__ offsets,
                                  const IndexT* __restrict__ fc, T* __restrict__ out, float* __restrict__ acc_ws,
                                  unsigned* __restrict__ arrivals, int64_t B, int64_t M, int64_t nnz,
@@ -271,7 +274,8 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
   __shared__ int64_t s_row[2];   // rows holding the chunk's first and last element
   __shared__ bool s_finish[2];   // whether this block drains s_row[k] (it came last)
   __shared__ int64_t s_r_lo;
-  const int tx = threadIdx.x % tx_lanes, ty = threadIdx.x / tx_lanes, ty_count = blockDim.x / tx_lanes;
+  const int tx = threadIdx.x % tx_lanes, ty = ONE_GROUP ? 0 : threadIdx.x / tx_lanes;
+  const int ty_count = ONE_GROUP ? 1 : blockDim.x / tx_lanes;
   const int64_t c0 = (int64_t(blockIdx.y) * tx_lanes + tx) * VEC;
   const int64_t chunk = blockIdx.x;
   const bool last_chunk = chunk + 1 == gridDim.x;
@@ -305,7 +309,7 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
 #pragma unroll
           for (int i = 0; i < VEC; ++i) head[i] = acc[i];
           in_head = false;
-        } else if (ty_count == 1) {
+        } else if (ONE_GROUP) {
           // The only row group saw every element of this row, which lies inside the chunk (it
           // started after e_begin and ended before e): its sum is complete, so it is written
           // here, with no atomics into acc_ws and no drain in phase 2 (skipped there).
@@ -450,7 +454,7 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
         const float zero[VEC] = {};
         store<T, VEC>(out, r, M, c0, row_cols(fc, r, M), 1.0f, zero);
       }
-    } else if (s >= e_begin && t <= e_end && (ty_count > 1 || r == head_row || r == last_row)) {
+    } else if (s >= e_begin && t <= e_end && (!ONE_GROUP || r == head_row || r == last_row)) {
       // With one row group, phase 1 wrote every inner row itself; only the head and tail rows,
       // summed over the block, went through acc_ws.
       drain_row<T, VEC>(acc_ws, out, r, M, c0, row_cols(fc, r, M), row_scale(mean, t - s));

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/errors.h"
@@ -52,9 +53,17 @@ void launch_vec(const Config& c, const Problem& p, void* workspace, cudaStream_t
       const NnzSplitGrid g = nnz_split_grid(c, p);
       auto* acc = static_cast<float*>(workspace);
       auto* arrivals = reinterpret_cast<unsigned*>(acc + p.B * p.M);
-      device::nnz_split_kernel<T, IndexT, VEC><<<dim3(static_cast<unsigned>(g.chunks), static_cast<unsigned>(g.col_tiles)),
-                                                c.threads, std::size_t(c.threads) * VEC * sizeof(float), stream>>>(
-          values, offsets, fc, out, acc, arrivals, p.B, p.M, p.nnz, g.rows_per_chunk, g.tx, mean);
+      const auto run = [&](auto one_group) {
+        device::nnz_split_kernel<T, IndexT, VEC, decltype(one_group)::value>
+            <<<dim3(static_cast<unsigned>(g.chunks), static_cast<unsigned>(g.col_tiles)), c.threads,
+               std::size_t(c.threads) * VEC * sizeof(float), stream>>>(values, offsets, fc, out, acc, arrivals, p.B,
+                                                                       p.M, p.nnz, g.rows_per_chunk, g.tx, mean);
+      };
+      if (g.tx == c.threads) {
+        run(std::true_type{});
+      } else {
+        run(std::false_type{});
+      }
       break;
     }
   }
