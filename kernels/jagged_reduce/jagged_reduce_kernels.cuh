@@ -264,7 +264,7 @@ __device__ __forceinline__ void block_sum_over_rows(float (&pooled)[VEC], float*
 // Dynamic shared memory: blockDim.x * VEC floats.
 // ONE_GROUP: the launch has one row group (tx_lanes == blockDim.x). Its own instance, because the
 // direct stores made the shared code up to 1.4x slower on row-group shapes (session 17 A/B:
-// jagged_sum B=16384 M=32 powerlaw f32, nnz_split.t256.v2.c262144 272 -> 391 us).
+// jagged_sum B=16384 M=32 powerlaw f32, nnz_split.t256.v2.c262144 272 -> 386 us).
 template <typename T, typename IndexT, int VEC, bool ONE_GROUP>
 __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __restrict__ offsets,
                                  const IndexT* __restrict__ fc, T* __restrict__ out, float* __restrict__ acc_ws,
