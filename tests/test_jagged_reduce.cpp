@@ -115,6 +115,18 @@ TEST(JaggedReduceSupports, GroupRowSlotsMustFitOneWarpWithTheLanes) {
   EXPECT_TRUE(supports({Strategy::group_row, 128, 4, 0, 4}, p).ok);   // 8 lanes x 4 slots
   EXPECT_FALSE(supports({Strategy::block_row, 128, 4, 0, 2}, p).ok);  // not a block_row knob
   EXPECT_EQ(config_id({Strategy::group_row, 128, 4, 0, 4}), "group_row.t128.v4.s4");
+  p.M = 4;  // f32: 4 lanes at vec 1, 1 at vec 4
+  EXPECT_TRUE(supports({Strategy::group_row, 128, 1, 0, 8}, p).ok);    // 4 lanes x 8 slots
+  EXPECT_FALSE(supports({Strategy::group_row, 128, 1, 0, 16}, p).ok);  // 4 x 16 > 32
+  EXPECT_TRUE(supports({Strategy::group_row, 128, 4, 0, 32}, p).ok);   // 1 lane x 32 slots
+  EXPECT_EQ(config_id({Strategy::group_row, 128, 4, 0, 32}), "group_row.t128.v4.s32");
+}
+
+TEST(JaggedReduceConfigSpace, GroupRowSlotsReachAWholeWarpForNarrowRows) {
+  std::set<int> slots;
+  for (const Config& c : config_space())
+    if (c.strategy == Strategy::group_row) slots.insert(c.slots);
+  EXPECT_EQ(slots, (std::set<int>{1, 2, 4, 8, 16, 32}));
 }
 
 TEST(JaggedReduceValidate, NamesEachBadInputAndItsValue) {

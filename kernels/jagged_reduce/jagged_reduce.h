@@ -39,7 +39,7 @@ struct Config {
   int chunk = 0;      // nnz_split: values elements (rows*M) per block, 0: about kAutoChunksPerSm
                       // blocks per SM (clamped to [kAutoChunkMin, kAutoChunkMax] elements);
                       // 0 for the other strategies
-  int slots = 1;      // group_row: lane groups that split each row's elements (1, 2, 4), summed
+  int slots = 1;      // group_row: lane groups that split each row's elements (1-32), summed
                       // with warp shuffles; shortens each thread's serial walk of a short row.
                       // 1 for the other strategies
   friend bool operator==(const Config&, const Config&) = default;

@@ -60,8 +60,11 @@ const std::vector<Config>& config_space() {
       for (int vec : {0, 1, 2, 4, 8}) s.push_back({Strategy::block_row, threads, vec, 0});
     // group_row: its block size mattered little (t64/t128/t256 within 2 % of each other on most
     // shapes), its serial walk of each row a lot on B = 16384-32768 rows of 16-64 elements, so
-    // the threads knob gave way to slots.
-    for (int slots : {1, 2, 4})
+    // the threads knob gave way to slots. Slots 8-32 are legal only where M takes at most 4
+    // lanes (slots x lanes <= 32): there each of 1, 2, 4 slots about halved the time of rows of
+    // 64-512 elements (session-14 database: B=8192 M=2 len<=256 f32 at v2, 82.1 / 46.5 / 27.8 us;
+    // B=16384 M=1 len<=512 bf16 at v1, 185 / 108 / 60 us), and the trend had not stopped at 4.
+    for (int slots : {1, 2, 4, 8, 16, 32})
       for (int vec : {1, 2, 4, 8}) s.push_back({Strategy::group_row, 128, vec, 0, slots});
     for (int chunk : {16384, 65536, 262144, 0})
       for (int vec : {1, 2, 4}) s.push_back({Strategy::nnz_split, 256, vec, chunk});

@@ -145,6 +145,9 @@ std::vector<nlohmann::json> reduce_test_shapes(Op op) {
       // directly by their thread, beside a huge row spread over chunks; M = 520 leaves idle lanes.
       {{"B", 3000}, {"M", 256}, {"len", 4}, {"dist", "one_huge"}},
       {{"B", 1500}, {"M", 520}, {"len", 6}, {"dist", "powerlaw"}},
+      // group_row with 8-32 slots (M of at most 4 lanes): rows longer than the 4 x 32 elements a
+      // warp loads per step, and shorter than one step.
+      {{"B", 400}, {"M", 4}, {"len", 300}, {"dist", "powerlaw"}},
   };
   std::vector<nlohmann::json> shapes;
   uint64_t seed = 11;
