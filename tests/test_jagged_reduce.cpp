@@ -129,6 +129,44 @@ TEST(JaggedReduceConfigSpace, GroupRowSlotsReachAWholeWarpForNarrowRows) {
   EXPECT_EQ(slots, (std::set<int>{1, 2, 4, 8, 16, 32}));
 }
 
+TEST(JaggedReduceSupports, FlatScanNeedsRowsThatDivideSixteenBytes) {
+  Problem p = valid_problem();  // f32, pointers 256-aligned
+  const Config c{Strategy::flat_scan, 256, 0, 0};
+  EXPECT_EQ(config_id(c), "flat_scan.t256");
+  for (int64_t m : {1, 2, 4}) {
+    p.M = m;
+    EXPECT_TRUE(supports(c, p).ok) << m;
+  }
+  p.M = 3;
+  EXPECT_THAT(supports(c, p).reason, HasSubstr("M=3"));
+  p.M = 8;  // 32 bytes of f32
+  EXPECT_FALSE(supports(c, p).ok);
+  p.dtype = DType::bf16;  // 16 bytes
+  EXPECT_TRUE(supports(c, p).ok);
+  p.M = 2;
+  p.values = reinterpret_cast<const void*>(std::uintptr_t{264});  // 8-byte aligned: no 16-byte loads
+  EXPECT_THAT(supports(c, p).reason, HasSubstr("values aligned to 16"));
+  p.values = reinterpret_cast<const void*>(std::uintptr_t{256});
+  p.out = reinterpret_cast<void*>(std::uintptr_t{1026});  // bf16 M=2 rows are 4 bytes
+  EXPECT_THAT(supports(c, p).reason, HasSubstr("out aligned to 4"));
+  p.out = reinterpret_cast<void*>(std::uintptr_t{1024});
+  EXPECT_FALSE(supports({Strategy::flat_scan, 256, 2, 0}, p).ok);  // no vec knob
+  EXPECT_FALSE(supports({Strategy::flat_scan, 1024, 0, 0}, p).ok);  // past its shared arrays
+}
+
+TEST(JaggedReduceSupports, FlatScanTilesAndWorkspace) {
+  Problem p = valid_problem();
+  p.M = 1;  // f32: 4 entries per vector, 4 vectors per thread
+  EXPECT_EQ(flat_scan_tile({Strategy::flat_scan, 256, 0, 0}, p), 256 * 16);
+  p.M = 2;
+  p.dtype = DType::bf16;  // 4 entries per vector
+  EXPECT_EQ(flat_scan_tile({Strategy::flat_scan, 128, 0, 0}, p), 128 * 16);
+  // fp32 accumulator [B, M] and one counter per row (B = 4, M = 2): 48 bytes, rounded to 16.
+  EXPECT_EQ(workspace_bytes({Strategy::flat_scan, 128, 0, 0}, p), 48u);
+  p.B = 0;
+  EXPECT_EQ(workspace_bytes({Strategy::flat_scan, 128, 0, 0}, p), 0u);
+}
+
 TEST(JaggedReduceValidate, NamesEachBadInputAndItsValue) {
   Problem p = valid_problem();
   p.M = 0;

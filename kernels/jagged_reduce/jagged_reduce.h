@@ -28,6 +28,9 @@ enum class Strategy {
               // short rows, many of them
   nnz_split,  // blocks take equal slices of all nnz elements, fp32 atomics, the last block of a
               // row spread over several finishes it (one launch): skewed rows
+  flat_scan,  // narrow rows (M x element size divides 16 bytes): values read as one flat array of
+              // 16-byte vectors, rows summed by a block-wide segmented scan, rows spread over
+              // blocks finished as nnz_split's (one launch)
 };
 
 // vec = 0 and (nnz_split) chunk = 0 are "auto": resolved() fills them from the problem at every
@@ -36,6 +39,7 @@ struct Config {
   Strategy strategy = Strategy::block_row;
   int threads = 256;  // threads per block
   int vec = 1;        // elements per load along M (vec * sizeof(T) <= 16); 0: the widest legal
+                      // (flat_scan: always 0, its loads are 16 bytes along nnz)
   int chunk = 0;      // nnz_split: values elements (rows*M) per block, 0: about kAutoChunksPerSm
                       // blocks per SM (clamped to [kAutoChunkMin, kAutoChunkMax] elements);
                       // 0 for the other strategies
@@ -44,6 +48,10 @@ struct Config {
                       // 1 for the other strategies
   friend bool operator==(const Config&, const Config&) = default;
 };
+
+// flat_scan: 16-byte vectors each thread loads, and the largest block (its shared arrays' size).
+inline constexpr int kFlatScanVectors = 4;
+inline constexpr int kFlatScanMaxThreads = 512;
 
 inline constexpr int kAutoChunksPerSm = 32;
 inline constexpr int64_t kAutoChunkMin = 8192;
@@ -98,6 +106,8 @@ struct NnzSplitGrid {
   int64_t col_tiles = 1;
 };
 NnzSplitGrid nnz_split_grid(const Config& c, const Problem& p);
+// Values entries (rows of values) one flat_scan block takes: threads x 4 vectors of 16 bytes.
+int64_t flat_scan_tile(const Config& c, const Problem& p);
 // Enqueues the op on `stream`. Requires supports(c, p).ok and validate(p) to have passed.
 void launch(const Config& c, const Problem& p, void* workspace, cudaStream_t stream);
 

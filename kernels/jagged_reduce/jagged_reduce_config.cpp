@@ -21,6 +21,7 @@ const char* strategy_name(Strategy s) {
     case Strategy::block_row: return "block_row";
     case Strategy::group_row: return "group_row";
     case Strategy::nnz_split: return "nnz_split";
+    case Strategy::flat_scan: return "flat_scan";
   }
   return "?";
 }
@@ -29,6 +30,7 @@ Strategy parse_strategy(const std::string& s) {
   if (s == "block_row") return Strategy::block_row;
   if (s == "group_row") return Strategy::group_row;
   if (s == "nnz_split") return Strategy::nnz_split;
+  if (s == "flat_scan") return Strategy::flat_scan;
   throw InvalidArgument("unknown jagged_reduce strategy '" + s + "'");
 }
 
@@ -68,12 +70,15 @@ const std::vector<Config>& config_space() {
       for (int vec : {1, 2, 4, 8}) s.push_back({Strategy::group_row, 128, vec, 0, slots});
     for (int chunk : {16384, 65536, 262144, 0})
       for (int vec : {1, 2, 4}) s.push_back({Strategy::nnz_split, 256, vec, chunk});
+    // flat_scan, for M = 1-8: its one knob is the block (threads x 4 vectors of 16 bytes).
+    for (int threads : {128, 256, 512}) s.push_back({Strategy::flat_scan, threads, 0, 0});
     return s;
   }();
   return space;
 }
 
 std::string config_id(const Config& c) {
+  if (c.strategy == Strategy::flat_scan) return "flat_scan.t" + std::to_string(c.threads);
   std::string id = std::string(strategy_name(c.strategy)) + ".t" + std::to_string(c.threads) + ".v" +
                    (c.vec == 0 ? std::string("a") : std::to_string(c.vec));
   if (c.strategy == Strategy::nnz_split) id += ".c" + (c.chunk == 0 ? std::string("a") : std::to_string(c.chunk));
@@ -87,7 +92,7 @@ namespace {
 Config resolve(const Config& c, const Problem& p, int64_t auto_chunk_sms) {
   Config r = c;
   const std::size_t s = dtype_size(p.dtype);
-  if (r.vec == 0) {
+  if (r.vec == 0 && r.strategy != Strategy::flat_scan) {
     r.vec = 1;
     for (int v : {8, 4, 2}) {
       if (v * s <= 16 && p.M % v == 0 && aligned(p.values, v * s) && aligned(p.out, v * s)) {
@@ -144,10 +149,39 @@ void validate(const Problem& p) {
   }
 }
 
+namespace {
+
+Legality flat_scan_supports(const Config& c, const Problem& p) {
+  const std::size_t s = dtype_size(p.dtype);
+  const auto row_bytes = static_cast<std::size_t>(p.M) * s;
+  if (c.vec != 0 || c.chunk != 0 || c.slots != 1) {
+    return Legality::no("flat_scan takes no vec, chunk or slots (got vec=" + std::to_string(c.vec) +
+                        ", chunk=" + std::to_string(c.chunk) + ", slots=" + std::to_string(c.slots) + ")");
+  }
+  if (row_bytes > 16 || 16 % row_bytes != 0) {
+    return Legality::no("flat_scan needs M x element size to divide 16 bytes, got M=" + std::to_string(p.M) + " x " +
+                        std::to_string(s) + " bytes");
+  }
+  if (!aligned(p.values, 16)) return Legality::no("flat_scan needs values aligned to 16 bytes");
+  if (!aligned(p.out, row_bytes)) return Legality::no("flat_scan needs out aligned to " + std::to_string(row_bytes) + " bytes");
+  if (c.threads < 32 || c.threads > kFlatScanMaxThreads || c.threads % 32 != 0) {
+    return Legality::no("flat_scan needs a multiple of 32 threads up to " + std::to_string(kFlatScanMaxThreads) +
+                        ", got " + std::to_string(c.threads));
+  }
+  const int64_t tile = flat_scan_tile(c, p);
+  if ((p.nnz + tile - 1) / tile > std::numeric_limits<int32_t>::max()) {
+    return Legality::no("nnz=" + std::to_string(p.nnz) + " needs more than 2^31-1 flat_scan blocks");
+  }
+  return Legality::yes();
+}
+
+}  // namespace
+
 Legality supports(const Config& auto_config, const Problem& p) {
   // An SM count this large clamps an auto chunk to kAutoChunkMin, without asking the device.
   const Config c = resolve(auto_config, p, std::numeric_limits<int32_t>::max());
   const std::size_t s = dtype_size(p.dtype);
+  if (c.strategy == Strategy::flat_scan) return flat_scan_supports(c, p);
   if (c.vec * s > 16) {
     return Legality::no("vec=" + std::to_string(c.vec) + " x " + std::to_string(s) + " bytes exceeds 16-byte loads");
   }
@@ -196,8 +230,19 @@ NnzSplitGrid nnz_split_grid(const Config& auto_config, const Problem& p) {
   return g;
 }
 
+int64_t flat_scan_tile(const Config& c, const Problem& p) {
+  const auto entries_per_vector = static_cast<int64_t>(16 / (p.M * dtype_size(p.dtype)));
+  return int64_t{c.threads} * kFlatScanVectors * std::max<int64_t>(1, entries_per_vector);
+}
+
 std::size_t workspace_bytes(const Config& c, const Problem& p) {
-  if (c.strategy != Strategy::nnz_split || p.B == 0) return 0;
+  if (p.B == 0) return 0;
+  if (c.strategy == Strategy::flat_scan) {
+    // fp32 accumulator [B, M] and one arrival counter per row, for rows spread over blocks.
+    const auto bytes = static_cast<std::size_t>(p.B * p.M) * sizeof(float) + static_cast<std::size_t>(p.B) * sizeof(unsigned);
+    return (bytes + 15) / 16 * 16;
+  }
+  if (c.strategy != Strategy::nnz_split) return 0;
   // fp32 accumulator [B, M], then one arrival counter per (row, column tile); rounded to 16 bytes.
   const NnzSplitGrid g = nnz_split_grid(c, p);
   const auto bytes = static_cast<std::size_t>(p.B * p.M) * sizeof(float) +

@@ -148,6 +148,12 @@ std::vector<nlohmann::json> reduce_test_shapes(Op op) {
       // group_row with 8-32 slots (M of at most 4 lanes): rows longer than the 4 x 32 elements a
       // warp loads per step, and shorter than one step.
       {{"B", 400}, {"M", 4}, {"len", 300}, {"dist", "powerlaw"}},
+      // flat_scan (M x element size divides 16 bytes; blocks of 512-16384 entries): rows cut at
+      // thread and block edges, empty rows there, a row over tens of blocks, M = 8 (16-bit only).
+      {{"B", 3000}, {"M", 1}, {"len", 6}, {"dist", "many_empty"}},
+      {{"B", 300}, {"M", 2}, {"len", 200}, {"dist", "one_huge"}},
+      {{"B", 5}, {"M", 4}, {"len", 9001}, {"dist", "fixed"}},
+      {{"B", 700}, {"M", 8}, {"len", 40}, {"dist", "powerlaw"}},
   };
   std::vector<nlohmann::json> shapes;
   uint64_t seed = 11;

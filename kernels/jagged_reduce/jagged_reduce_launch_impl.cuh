@@ -66,12 +66,40 @@ void launch_vec(const Config& c, const Problem& p, void* workspace, cudaStream_t
       }
       break;
     }
+    case Strategy::flat_scan:
+      throw InvalidArgument("jagged_reduce: flat_scan has no vec instances (launch_index sends it to launch_flat_scan)");
   }
+  AOTUNE_CUDA_CHECK_LAUNCH();
+}
+
+// flat_scan: one instance per M (the entries per 16-byte vector are a compile-time count).
+template <typename T, typename IndexT, int MC>
+void launch_flat_scan(const Config& c, const Problem& p, void* workspace, cudaStream_t stream) {
+  const int64_t tile = flat_scan_tile(c, p);
+  const int64_t blocks = std::max<int64_t>(1, (p.nnz + tile - 1) / tile);  // supports(): < 2^31
+  auto* acc = static_cast<float*>(workspace);
+  auto* arrivals = reinterpret_cast<unsigned*>(acc + p.B * p.M);
+  device::flat_scan_kernel<T, IndexT, MC><<<static_cast<unsigned>(blocks), c.threads, 0, stream>>>(
+      static_cast<const T*>(p.values), static_cast<const IndexT*>(p.offsets),
+      static_cast<const IndexT*>(p.feature_counts), static_cast<T*>(p.out), acc, arrivals, p.B, p.nnz,
+      p.op == Op::mean);
   AOTUNE_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T, typename IndexT>
 void launch_index(const Config& c, const Problem& p, void* workspace, cudaStream_t stream) {
+  if (c.strategy == Strategy::flat_scan) {
+    switch (p.M) {
+      case 1: return launch_flat_scan<T, IndexT, 1>(c, p, workspace, stream);
+      case 2: return launch_flat_scan<T, IndexT, 2>(c, p, workspace, stream);
+      case 4: return launch_flat_scan<T, IndexT, 4>(c, p, workspace, stream);
+      case 8:
+        if constexpr (sizeof(T) * 8 <= 16) return launch_flat_scan<T, IndexT, 8>(c, p, workspace, stream);
+        break;
+    }
+    throw InvalidArgument("jagged_reduce: flat_scan needs M x element size to divide 16 bytes, got M=" +
+                          std::to_string(p.M));
+  }
   switch (c.vec) {
     case 1: return launch_vec<T, IndexT, 1>(c, p, workspace, stream);
     case 2: return launch_vec<T, IndexT, 2>(c, p, workspace, stream);
