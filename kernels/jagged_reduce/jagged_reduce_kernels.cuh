@@ -466,26 +466,28 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
 
 // flat_scan, for narrow rows: M x sizeof(T) divides 16 bytes (M = 1, 2, 4 for fp32; 1, 2, 4, 8
 // for 16-bit types), so one 16-byte vector holds E = 16 / (M x sizeof(T)) whole entries. values
-// is read as one flat array, kFlatVectors vectors per thread and blockDim.x x that per block,
-// whatever rows they belong to: every load is 16 bytes and all of a thread's loads are issued
-// before anything else, where the row strategies give each row (or slot) lanes along M and so
-// issue M x sizeof(T)-byte loads, one row after another (0.6-2.9 TB/s on M = 1-4, session 17).
+// is read as one flat array, kFlatVectors vectors per thread, whatever rows they belong to: every
+// load is 16 bytes, where the row strategies give each row (or slot) lanes along M and so issue
+// M x sizeof(T)-byte loads (0.6-2.9 TB/s on M = 1-4, session 17).
 //
-// A thread sums each run of its entries that lies in one row (a segment). A row that ends inside
-// the thread and started inside it is complete, and its output is stored right away. The rest meet
-// in a block-wide scan of (row, partial) pairs, reduce-by-key: the sum over the earlier threads of
-// the parts of the row the thread starts in. The thread where such a row ends adds that to its
-// first segment and stores it. A row spread over several blocks (it started before the block, or
-// it goes on past it) goes through the fp32 workspace with nnz_split's protocol: each block adds
-// its part once (the thread where the row ends in the block, or the block's last thread), bumps
-// the row's arrival counter after a fence, and the last block to arrive drains the row, so the
-// workspace is left zero and the op is one launch. Empty rows get their zeros from the block
-// holding their start position (rows starting at nnz: the last block).
+// A block takes `range` entries (a whole number of tiles of blockDim.x x kFlatVectors vectors; as
+// many blocks as the GPU holds at once) and walks them tile by tile, the next tile's loads in
+// flight while it sums the current one. Per tile, a thread sums each run of its entries that lies
+// in one row (a segment). A row that starts and ends inside the thread is complete and stored
+// right away. The rest meet in a block-wide scan of (row, partial) pairs, reduce-by-key, which
+// starts from the block's carry (the part of the row open at the end of the previous tile): each
+// thread learns the part of the row it starts in that lies before it, and the thread where that
+// row ends adds it and stores the row. A row spread over several blocks (it started before the
+// block, or it goes on past it) goes through the fp32 workspace with nnz_split's protocol: each
+// block adds its part once (the thread where the row ends in the block, or the block's last
+// thread), bumps the row's arrival counter after a fence, and the last block to arrive drains the
+// row, so the workspace is left zero and the op is one launch. Empty rows get their zeros from the
+// tile holding their start position (rows starting at nnz: the last).
 //
-// Each thread finds the row its first entry is in without a search of its own: the block walks
-// the row starts that fall in its slice once, marks, for each thread, the last non-empty row that
-// starts at or before the thread's first entry but after the previous thread's, and a max-scan
-// over the threads fills in the threads that start inside a longer row.
+// A thread finds the row its first entry is in without a search of its own: the block walks the
+// row starts in the tile once and marks, at each thread's slot, the last non-empty row starting at
+// or before the thread's first entry and after the previous thread's; a max-scan over the threads
+// fills in the threads that start inside a longer row.
 inline constexpr int kFlatVectors = kFlatScanVectors;        // 16-byte loads in flight per thread
 inline constexpr int kFlatMaxThreads = kFlatScanMaxThreads;  // supports() keeps blockDim.x at most this
 
@@ -503,12 +505,15 @@ __device__ __forceinline__ int64_t block_max_scan(int64_t v, int64_t* warp_tmp) 
   return v;
 }
 
-// Block-wide scan of (key, val) pairs under "the sum of val over the contiguous run of equal keys",
-// keys nondecreasing over the threads. Returns the exclusive result in (ex_key, ex_val) (key -1,
-// zeros at thread 0) and the inclusive one in (key, val).
+// Block-wide scan of (key, val) pairs under "the sum of val over the contiguous run of equal
+// keys", keys nondecreasing over the threads, after a carry (carry_key, carry_val) that comes
+// before thread 0. Returns the exclusive result in (ex_key, ex_val) and the inclusive one in
+// (key, val).
 template <int MC>
 __device__ __forceinline__ void block_segmented_scan(int64_t key, float (&val)[MC], int64_t& ex_key,
-                                                     float (&ex_val)[MC], int64_t* warp_key, float* warp_val) {
+                                                     float (&ex_val)[MC], int64_t carry_key,
+                                                     const float (&carry_val)[MC], int64_t* warp_key,
+                                                     float* warp_val) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   for (int o = 1; o < 32; o <<= 1) {  // warp inclusive: only equal keys combine
     const int64_t k = __shfl_up_sync(0xffffffffu, key, o);
@@ -524,8 +529,10 @@ __device__ __forceinline__ void block_segmented_scan(int64_t key, float (&val)[M
     for (int c = 0; c < MC; ++c) warp_val[warp * MC + c] = val[c];
   }
   __syncthreads();
-  int64_t pk = -1;  // the earlier warps' run, in order
-  float pv[MC] = {};
+  int64_t pk = carry_key;  // the carry, then the earlier warps' runs, in order
+  float pv[MC];
+#pragma unroll
+  for (int c = 0; c < MC; ++c) pv[c] = carry_val[c];
   for (int w = 0; w < warp; ++w) {
     const bool same = warp_key[w] == pk;
     pk = warp_key[w];
@@ -533,8 +540,8 @@ __device__ __forceinline__ void block_segmented_scan(int64_t key, float (&val)[M
     for (int c = 0; c < MC; ++c) pv[c] = (same ? pv[c] : 0.0f) + warp_val[w * MC + c];
   }
   __syncthreads();  // warp_key / warp_val are free again
-  // Exclusive within the warp: lane - 1's inclusive, then joined to the earlier warps' run.
-  int64_t lk = __shfl_up_sync(0xffffffffu, key, 1);
+  // Exclusive within the warp: lane - 1's inclusive, then joined to what came before the warp.
+  const int64_t lk = __shfl_up_sync(0xffffffffu, key, 1);
   float lv[MC];
 #pragma unroll
   for (int c = 0; c < MC; ++c) lv[c] = __shfl_up_sync(0xffffffffu, val[c], 1);
@@ -547,18 +554,17 @@ __device__ __forceinline__ void block_segmented_scan(int64_t key, float (&val)[M
 #pragma unroll
     for (int c = 0; c < MC; ++c) ex_val[c] = (pk == lk ? pv[c] : 0.0f) + lv[c];
   }
-  // Inclusive: the earlier warps' run joins this lane's when the keys match.
 #pragma unroll
   for (int c = 0; c < MC; ++c)
     if (pk == key) val[c] += pv[c];
 }
 
-// Adds one block's part of row r (spread over several blocks) to acc_ws; the last of the row's
-// blocks to arrive writes the output and leaves acc_ws and the counter zero (as nnz_split does).
+// Adds one block's part of row r (spread over several blocks of `range` entries) to acc_ws; the
+// last of the row's blocks to arrive writes the output and leaves acc_ws and the counter zero.
 template <typename T, typename IndexT, int MC>
 __device__ __forceinline__ void flat_add_spread_row(const IndexT* __restrict__ offsets, const IndexT* __restrict__ fc,
                                                     T* __restrict__ out, float* __restrict__ acc_ws,
-                                                    unsigned* __restrict__ arrivals, int64_t r, int64_t tile,
+                                                    unsigned* __restrict__ arrivals, int64_t r, int64_t range,
                                                     bool mean, const float (&part)[MC]) {
   const int64_t cols = row_cols(fc, r, int64_t{MC});
 #pragma unroll
@@ -566,11 +572,28 @@ __device__ __forceinline__ void flat_add_spread_row(const IndexT* __restrict__ o
     if (c < cols) atomicAdd(acc_ws + r * MC + c, part[c]);
   __threadfence();  // the adds are visible device-wide before the arrival
   const int64_t s = offsets[r], t = offsets[r + 1];
-  const unsigned blocks = static_cast<unsigned>((t - 1) / tile - s / tile);
-  if (atomicAdd(arrivals + r, 1u) == blocks) {
+  const unsigned others = static_cast<unsigned>((t - 1) / range - s / range);
+  if (atomicAdd(arrivals + r, 1u) == others) {
     arrivals[r] = 0;
     __threadfence();  // the counter read is ordered before the reads of the other blocks' sums
     drain_row<T, MC>(acc_ws, out, r, MC, 0, cols, row_scale(mean, t - s));
+  }
+}
+
+// Entries [t0, t0 + kEntries) of values, those before `end`; zeros past it.
+template <typename T, int MC, int PER_VEC, int ENTRIES>
+__device__ __forceinline__ void flat_load(Vec<T, PER_VEC> (&v)[kFlatVectors], const T* __restrict__ values,
+                                          int64_t t0, int64_t end) {
+  if (t0 + ENTRIES <= end) {
+    const auto* src = reinterpret_cast<const Vec<T, PER_VEC>*>(values + t0 * MC);
+#pragma unroll
+    for (int k = 0; k < kFlatVectors; ++k) v[k] = src[k];
+  } else {
+#pragma unroll
+    for (int i = 0; i < ENTRIES * MC; ++i) {
+      const int64_t x = t0 * MC + i;
+      v[i / PER_VEC].v[i % PER_VEC] = x < end * MC ? values[x] : from_float<T>(0.0f);
+    }
   }
 }
 
@@ -578,143 +601,160 @@ template <typename T, typename IndexT, int MC>
 __global__ void __launch_bounds__(kFlatMaxThreads)
     flat_scan_kernel(const T* __restrict__ values, const IndexT* __restrict__ offsets, const IndexT* __restrict__ fc,
                      T* __restrict__ out, float* __restrict__ acc_ws, unsigned* __restrict__ arrivals, int64_t B,
-                     int64_t nnz, bool mean) {
-  constexpr int kPerVec = 16 / sizeof(T);  // elements per vector
-  constexpr int E = kPerVec / MC;          // entries per vector
-  constexpr int kEntries = E * kFlatVectors;  // entries per thread
+                     int64_t nnz, int64_t range, bool mean) {
+  constexpr int kPerVec = 16 / sizeof(T);     // elements per vector
+  constexpr int E = kPerVec / MC;             // entries per vector
+  constexpr int kEntries = E * kFlatVectors;  // entries per thread and tile
   static_assert(E * MC == kPerVec, "M x sizeof(T) must divide 16");
   __shared__ int64_t s_first[kFlatMaxThreads];  // marks, then each thread's first row
   __shared__ int64_t s_warp_key[kFlatMaxThreads / 32];
   __shared__ float s_warp_val[kFlatMaxThreads / 32 * MC];
-  __shared__ int64_t s_r_lo;
+  __shared__ int64_t s_r_lo;  // the first row the tile's walk over row starts looks at
+  __shared__ int64_t s_carry_key;
+  __shared__ float s_carry_val[MC];
 
   const int64_t tile = int64_t(blockDim.x) * kEntries;
-  const int64_t bb = int64_t(blockIdx.x) * tile, be = min(nnz, bb + tile);
+  const int64_t bb = int64_t(blockIdx.x) * range, be = min(nnz, bb + range);
   const bool last_block = blockIdx.x + 1 == gridDim.x;
-  const int64_t t_begin = bb + int64_t(threadIdx.x) * kEntries;
-  const int64_t t_end = min(be, t_begin + kEntries);
-  const bool active = t_begin < t_end;
-  const bool whole = t_begin + kEntries <= be;
+  const int64_t tiles = be > bb ? (be - bb + tile - 1) / tile : 1;
 
-  // The loads first: they are in flight while the block finds the rows.
+  // The first tile's loads, in flight while the block finds its first row: the one holding bb,
+  // then back over the empty rows that start at bb (this block owns them).
   Vec<T, kPerVec> v[kFlatVectors];
-  if (whole) {
-    const auto* src = reinterpret_cast<const Vec<T, kPerVec>*>(values + t_begin * MC);
-#pragma unroll
-    for (int k = 0; k < kFlatVectors; ++k) v[k] = src[k];
-  } else {
-#pragma unroll
-    for (int i = 0; i < kEntries * MC; ++i) {
-      const int64_t x = t_begin * MC + i;
-      v[i / kPerVec].v[i % kPerVec] = x < be * MC ? values[x] : from_float<T>(0.0f);
-    }
-  }
-
-  // Rows: the one holding bb, back over the empty rows that start at bb (this block owns them).
+  flat_load<T, MC, kPerVec, kEntries>(v, values, bb + int64_t(threadIdx.x) * kEntries, be);
   const int64_t r0 = bb < be ? block_find_row(offsets, B, bb) : 0;
-  s_first[threadIdx.x] = -1;
   if (threadIdx.x == 0) {
     int64_t r = r0;
     while (r > 0 && static_cast<int64_t>(offsets[r - 1]) >= bb) --r;
     s_r_lo = bb < be ? r : 0;
-  }
-  __syncthreads();
-  // Every row from s_r_lo that starts before be (and, in the last block, at nnz): zeros for the
-  // empty ones; for a non-empty one, a mark at the first thread whose first entry it holds, if it
-  // is the last row to start before that entry.
-  for (int64_t base = s_r_lo;; base += blockDim.x) {
-    const int64_t r = base + threadIdx.x;
-    bool in = false;
-    if (r < B) {
-      const int64_t s = offsets[r];
-      in = s < be || (last_block && s == nnz);
-      if (in) {
-        const int64_t t = offsets[r + 1];
-        if (s == t) {
-          const float zero[MC] = {};
-          store<T, MC>(out, r, MC, 0, row_cols(fc, r, int64_t{MC}), 1.0f, zero);
-        } else {
-          const int64_t j = s <= bb ? 0 : (s - bb + kEntries - 1) / kEntries;
-          const int64_t j_next = (t - bb + kEntries - 1) / kEntries;  // where the next row starts
-          if (j < blockDim.x && j != j_next) s_first[j] = r;
-        }
-      }
-    }
-    if (!__syncthreads_or(in)) break;
-  }
-  const int64_t first_row = block_max_scan(s_first[threadIdx.x], s_warp_key);
-
-  // The walk over this thread's entries, one segment per row.
-  float acc[MC] = {}, head[MC] = {};
-  int64_t row = active ? first_row : B;
-  int64_t rs = 0, re = 0;
-  if (active) {
-    rs = offsets[row];
-    re = offsets[row + 1];
-  }
-  const bool head_open = active && rs < t_begin;  // the first segment continues a row from before
-  const int64_t head_rs = rs, head_re = re;
-  bool first_seg = true, head_closed = false;
-  auto walk = [&](auto whole_thread) {
+    s_carry_key = -1;
 #pragma unroll
-    for (int i = 0; i < kEntries; ++i) {
-      const int64_t e = t_begin + i;
-      if (!decltype(whole_thread)::value && e >= t_end) break;
-      if (e >= re) {  // the segment before e ended its row
-        if (first_seg && head_open) {
-#pragma unroll
-          for (int c = 0; c < MC; ++c) head[c] = acc[c];
-          head_closed = true;
-        } else {
-          store<T, MC>(out, row, MC, 0, row_cols(fc, row, int64_t{MC}), row_scale(mean, re - rs), acc);
-        }
-        first_seg = false;
-#pragma unroll
-        for (int c = 0; c < MC; ++c) acc[c] = 0.0f;
-        do {
-          ++row;
-          rs = re;
-          re = offsets[row + 1];
-        } while (e >= re);
-      }
-#pragma unroll
-      for (int c = 0; c < MC; ++c) acc[c] += to_float(v[(i * MC + c) / kPerVec].v[(i * MC + c) % kPerVec]);
-    }
-  };
-  if (whole) {
-    walk(std::true_type{});
-  } else if (active) {
-    walk(std::false_type{});
-  }
-  const bool last_closed = active && re <= t_end;
-  if (active) {
-    if (first_seg && head_open) {
-#pragma unroll
-      for (int c = 0; c < MC; ++c) head[c] = acc[c];
-      head_closed = last_closed;
-    } else if (last_closed) {
-      store<T, MC>(out, row, MC, 0, row_cols(fc, row, int64_t{MC}), row_scale(mean, re - rs), acc);
-    }
+    for (int c = 0; c < MC; ++c) s_carry_val[c] = 0.0f;
   }
 
-  // The threads' last segments, summed per row over the block: each thread learns the block's
-  // part of its first row before it (ex_*), the block's last thread the part of its last row.
-  int64_t ex_key;
-  float ex_val[MC];
-  block_segmented_scan<MC>(row, acc, ex_key, ex_val, s_warp_key, s_warp_val);
-  if (head_open && head_closed) {
-    if (ex_key == first_row) {
+  for (int64_t k = 0; k < tiles; ++k) {
+    const int64_t tb = bb + k * tile, te = min(be, tb + tile);
+    const bool last_tile = k + 1 == tiles;
+    const int64_t t_begin = tb + int64_t(threadIdx.x) * kEntries;
+    const int64_t t_end = min(te, t_begin + kEntries);
+    const bool active = t_begin < t_end;
+    Vec<T, kPerVec> next[kFlatVectors];
+    if (!last_tile) flat_load<T, MC, kPerVec, kEntries>(next, values, t_begin + tile, be);
+
+    // Every row from s_r_lo that starts before te (and, in the last tile, at nnz): zeros for the
+    // empty ones; a non-empty one is marked at the first thread whose first entry it holds.
+    s_first[threadIdx.x] = -1;
+    __syncthreads();  // s_r_lo and the carry are set, every mark is cleared
+    for (int64_t base = s_r_lo;; base += blockDim.x) {
+      const int64_t r = base + threadIdx.x;
+      bool in = false;
+      if (r < B) {
+        const int64_t s = offsets[r];
+        in = s < te || (last_block && last_tile && s == nnz);
+        if (in) {
+          const int64_t t = offsets[r + 1];
+          if (s == t) {
+            if (s >= tb) {  // (an empty row before tb was the previous tile's)
+              const float zero[MC] = {};
+              store<T, MC>(out, r, MC, 0, row_cols(fc, r, int64_t{MC}), 1.0f, zero);
+            }
+          } else {
+            const int64_t j = s <= tb ? 0 : (s - tb + kEntries - 1) / kEntries;
+            const int64_t j_next = t <= tb ? 0 : (t - tb + kEntries - 1) / kEntries;
+            if (j < blockDim.x && j != j_next) s_first[j] = r;  // it holds thread j's first entry
+          }
+        }
+      }
+      if (!__syncthreads_or(in)) break;
+    }
+    const int64_t first_row = block_max_scan(s_first[threadIdx.x], s_warp_key);
+
+    // The walk over this thread's entries, one segment per row.
+    float acc[MC] = {}, head[MC] = {};
+    int64_t row = active ? first_row : B;
+    int64_t rs = 0, re = 0;
+    if (active) {
+      rs = offsets[row];
+      re = offsets[row + 1];
+    }
+    const bool head_open = active && rs < t_begin;  // the first segment continues a row from before
+    const int64_t head_rs = rs, head_re = re;
+    bool first_seg = true, head_closed = false;
+    auto walk = [&](auto whole_thread) {
 #pragma unroll
-      for (int c = 0; c < MC; ++c) head[c] += ex_val[c];
+      for (int i = 0; i < kEntries; ++i) {
+        const int64_t e = t_begin + i;
+        if (!decltype(whole_thread)::value && e >= t_end) break;
+        if (e >= re) {  // the segment before e ended its row
+          if (first_seg && head_open) {
+#pragma unroll
+            for (int c = 0; c < MC; ++c) head[c] = acc[c];
+            head_closed = true;
+          } else {
+            store<T, MC>(out, row, MC, 0, row_cols(fc, row, int64_t{MC}), row_scale(mean, re - rs), acc);
+          }
+          first_seg = false;
+#pragma unroll
+          for (int c = 0; c < MC; ++c) acc[c] = 0.0f;
+          do {
+            ++row;
+            rs = re;
+            re = offsets[row + 1];
+          } while (e >= re);
+        }
+#pragma unroll
+        for (int c = 0; c < MC; ++c) acc[c] += to_float(v[(i * MC + c) / kPerVec].v[(i * MC + c) % kPerVec]);
+      }
+    };
+    if (t_begin + kEntries <= te) {
+      walk(std::true_type{});
+    } else if (active) {
+      walk(std::false_type{});
     }
-    if (head_rs < bb) {
-      flat_add_spread_row<T, IndexT, MC>(offsets, fc, out, acc_ws, arrivals, first_row, tile, mean, head);
-    } else {
-      store<T, MC>(out, first_row, MC, 0, row_cols(fc, first_row, int64_t{MC}), row_scale(mean, head_re - head_rs), head);
+    const bool last_closed = active && re <= t_end;
+    if (active) {
+      if (first_seg && head_open) {
+#pragma unroll
+        for (int c = 0; c < MC; ++c) head[c] = acc[c];
+        head_closed = last_closed;
+      } else if (last_closed) {
+        store<T, MC>(out, row, MC, 0, row_cols(fc, row, int64_t{MC}), row_scale(mean, re - rs), acc);
+      }
     }
-  }
-  if (active && !last_closed && threadIdx.x + 1 == blockDim.x) {  // the row goes on past be
-    flat_add_spread_row<T, IndexT, MC>(offsets, fc, out, acc_ws, arrivals, row, tile, mean, acc);
+
+    // The threads' last segments, summed per row over the tile after the carry: each thread learns
+    // the part of its first row before it (ex_*), the tile's last thread that of its last row.
+    const int64_t carry_key = s_carry_key;
+    float carry_val[MC];
+#pragma unroll
+    for (int c = 0; c < MC; ++c) carry_val[c] = s_carry_val[c];
+    int64_t ex_key;
+    float ex_val[MC];
+    block_segmented_scan<MC>(row, acc, ex_key, ex_val, carry_key, carry_val, s_warp_key, s_warp_val);
+    if (head_open && head_closed) {
+      if (ex_key == first_row) {
+#pragma unroll
+        for (int c = 0; c < MC; ++c) head[c] += ex_val[c];
+      }
+      if (head_rs < bb) {  // the row started in an earlier block
+        flat_add_spread_row<T, IndexT, MC>(offsets, fc, out, acc_ws, arrivals, first_row, range, mean, head);
+      } else {
+        store<T, MC>(out, first_row, MC, 0, row_cols(fc, first_row, int64_t{MC}), row_scale(mean, head_re - head_rs),
+                     head);
+      }
+    }
+    if (active && threadIdx.x + 1 == blockDim.x) {  // only the last tile of the last block has idle threads
+      if (last_tile && !last_closed) {  // the row goes on past be
+        flat_add_spread_row<T, IndexT, MC>(offsets, fc, out, acc_ws, arrivals, row, range, mean, acc);
+      } else {  // the next tile starts from this row; its part so far is the carry, if still open
+        s_r_lo = row;
+        s_carry_key = last_closed ? -1 : row;
+#pragma unroll
+        for (int c = 0; c < MC; ++c) s_carry_val[c] = acc[c];
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < kFlatVectors; ++q) v[q] = next[q];
   }
 }
 

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <type_traits>
 
 #include "kernels/common/cuda_check.h"
+#include "kernels/common/device_props.h"
 #include "kernels/common/errors.h"
 #include "kernels/jagged_reduce/jagged_reduce.h"
 #include "kernels/jagged_reduce/jagged_reduce_kernels.cuh"
@@ -72,16 +74,36 @@ void launch_vec(const Config& c, const Problem& p, void* workspace, cudaStream_t
   AOTUNE_CUDA_CHECK_LAUNCH();
 }
 
-// flat_scan: one instance per M (the entries per 16-byte vector are a compile-time count).
+// Blocks of `threads` threads one SM holds at once for this flat_scan instance, asked of the
+// runtime once per block size (benign race: every thread computes the same value).
+template <typename T, typename IndexT, int MC>
+int flat_scan_blocks_per_sm(int threads) {
+  static std::atomic<int> cache[kFlatScanMaxThreads / 32 + 1] = {};
+  std::atomic<int>& slot = cache[threads / 32];
+  int n = slot.load(std::memory_order_relaxed);
+  if (n == 0) {
+    AOTUNE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, device::flat_scan_kernel<T, IndexT, MC>,
+                                                                    threads, 0));
+    n = std::max(n, 1);
+    slot.store(n, std::memory_order_relaxed);
+  }
+  return n;
+}
+
+// flat_scan: one instance per M (the entries per 16-byte vector are a compile-time count). As many
+// blocks as the GPU holds at once, each walking an equal run of whole tiles.
 template <typename T, typename IndexT, int MC>
 void launch_flat_scan(const Config& c, const Problem& p, void* workspace, cudaStream_t stream) {
   const int64_t tile = flat_scan_tile(c, p);
-  const int64_t blocks = std::max<int64_t>(1, (p.nnz + tile - 1) / tile);  // supports(): < 2^31
+  const int64_t tiles = std::max<int64_t>(1, (p.nnz + tile - 1) / tile);
+  const int64_t resident = int64_t{flat_scan_blocks_per_sm<T, IndexT, MC>(c.threads)} * current_device_sm_count();
+  const int64_t range = (tiles + resident - 1) / resident * tile;
+  const int64_t blocks = std::max<int64_t>(1, (p.nnz + range - 1) / range);  // supports(): < 2^31
   auto* acc = static_cast<float*>(workspace);
   auto* arrivals = reinterpret_cast<unsigned*>(acc + p.B * p.M);
   device::flat_scan_kernel<T, IndexT, MC><<<static_cast<unsigned>(blocks), c.threads, 0, stream>>>(
       static_cast<const T*>(p.values), static_cast<const IndexT*>(p.offsets),
-      static_cast<const IndexT*>(p.feature_counts), static_cast<T*>(p.out), acc, arrivals, p.B, p.nnz,
+      static_cast<const IndexT*>(p.feature_counts), static_cast<T*>(p.out), acc, arrivals, p.B, p.nnz, range,
       p.op == Op::mean);
   AOTUNE_CUDA_CHECK_LAUNCH();
 }

@@ -1,0 +1,117 @@
+// jagged_sum / jagged_mean flat_scan on inputs large enough that every block walks several tiles
+// (the carry of an open row from one tile to the next) and rows spread over several blocks (the
+// workspace protocol): the kernel's test shapes are too small for either, since a small input
+// gets one tile per block. Repeated launches on one scratch give the reference every time and
+// leave the scratch all zero. Skipped without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "kernels/common/cuda_raii.h"
+#include "kernels/common/host_data.h"
+#include "kernels/jagged_reduce/jagged_reduce.h"
+#include "tests/gpu_test_support.h"
+
+namespace aotune {
+namespace {
+
+namespace jr = jagged_reduce;
+
+// About `target` entries in a mix of runs of empty rows, short rows, rows of a few hundred and rows
+// of 10^4-3x10^5 entries (over many tiles, and over blocks once a block walks several tiles).
+std::vector<int64_t> mixed_offsets(int64_t target, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> offsets = {0};
+  while (offsets.back() < target) {
+    const uint64_t kind = rng() % 100;
+    int64_t len = 0;
+    if (kind < 15) {
+      len = 0;
+    } else if (kind < 80) {
+      len = 1 + static_cast<int64_t>(rng() % 24);
+    } else if (kind < 98) {
+      len = 100 + static_cast<int64_t>(rng() % 900);
+    } else {
+      len = 10000 + static_cast<int64_t>(rng() % 300000);
+    }
+    offsets.push_back(offsets.back() + len);
+  }
+  for (int i = 0; i < 5; ++i) offsets.push_back(offsets.back());  // empty rows at nnz
+  return offsets;
+}
+
+TEST(FlatScanTiles, ManyTilesPerBlockAndRowsOverBlocksMatchTheReferenceAndLeaveTheScratchZero) {
+  AOTUNE_REQUIRE_GPU();
+  CudaStream stream;
+  int launches = 0;
+  for (int64_t M : {1, 2, 4}) {
+    // 12-24 MB: more 16-byte tiles than an H200 holds blocks of any size, so blocks walk 2+ tiles.
+    const std::vector<int64_t> offsets = mixed_offsets(6'000'000 / M, 17 + static_cast<uint64_t>(M));
+    const int64_t B = static_cast<int64_t>(offsets.size()) - 1, nnz = offsets.back();
+    std::mt19937_64 rng(static_cast<uint64_t>(M));
+    const std::vector<double> values = random_values(static_cast<std::size_t>(nnz * M), DType::f32, rng);
+    std::vector<int64_t> fc(static_cast<std::size_t>(B));
+    for (auto& f : fc) f = static_cast<int64_t>(rng() % static_cast<uint64_t>(M + 1));
+    const auto values_bytes = encode(values, DType::f32);
+    const auto offsets_bytes = encode_index(offsets, IndexType::i64);
+    const auto fc_bytes = encode_index(fc, IndexType::i64);
+    DeviceBuffer d_values(values_bytes.size()), d_offsets(offsets_bytes.size()), d_fc(fc_bytes.size());
+    DeviceBuffer d_out(static_cast<std::size_t>(B * M) * sizeof(float));
+    d_values.upload(values_bytes.data(), values_bytes.size());
+    d_offsets.upload(offsets_bytes.data(), offsets_bytes.size());
+    d_fc.upload(fc_bytes.data(), fc_bytes.size());
+    const jr::Problem shape{.B = B, .M = M, .nnz = nnz, .dtype = DType::f32, .index = IndexType::i64};
+    const std::size_t scratch_bytes = jr::workspace_bytes({jr::Strategy::flat_scan, 128, 0, 0}, shape);
+    DeviceBuffer scratch(scratch_bytes);
+    AOTUNE_CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch_bytes));
+
+    std::vector<double> abs_values(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) abs_values[i] = std::abs(values[i]);
+    for (jr::Op op : {jr::Op::sum, jr::Op::mean}) {
+      const std::vector<int64_t> op_fc = op == jr::Op::mean ? fc : std::vector<int64_t>{};
+      const std::vector<double> ref = jr::reference(op, values, offsets, op_fc, M);
+      const std::vector<double> scale = jr::reference(op, abs_values, offsets, std::vector<int64_t>{}, M);
+      for (const auto& c : jr::config_space()) {
+        if (c.strategy != jr::Strategy::flat_scan) continue;
+        jr::Problem p = shape;
+        p.op = op;
+        p.values = d_values.get();
+        p.offsets = d_offsets.get();
+        p.feature_counts = op == jr::Op::mean ? d_fc.get() : nullptr;
+        p.out = d_out.get();
+        ASSERT_TRUE(jr::supports(c, p).ok) << jr::config_id(c) << ": " << jr::supports(c, p).reason;
+        ASSERT_LE(jr::workspace_bytes(c, p), scratch_bytes);
+        for (int rep = 0; rep < 2; ++rep) {
+          AOTUNE_CUDA_CHECK(cudaMemsetAsync(d_out.get(), 0xFF, d_out.bytes(), stream.get()));  // NaN
+          jr::launch(c, p, scratch.get(), stream.get());
+          stream.synchronize();
+          ++launches;
+          std::vector<float> out(static_cast<std::size_t>(B * M));
+          d_out.download(out.data(), out.size() * sizeof(float));
+          int bad = 0;
+          for (std::size_t i = 0; i < out.size(); ++i) {
+            const double tol = 1e-5 * (scale[i] + 1e-30);
+            if (!(std::abs(out[i] - ref[i]) <= tol) && ++bad <= 3) {
+              ADD_FAILURE() << jr::config_id(c) << " M=" << M << " rep " << rep << " out[" << i << "] (row "
+                            << static_cast<int64_t>(i) / M << ") = " << out[i] << ", reference " << ref[i];
+            }
+          }
+          EXPECT_EQ(bad, 0) << jr::config_id(c) << " M=" << M << " op " << (op == jr::Op::sum ? "sum" : "mean");
+          std::vector<uint32_t> left(scratch_bytes / 4);
+          scratch.download(left.data(), scratch_bytes);
+          const auto nonzero = std::count_if(left.begin(), left.end(), [](uint32_t w) { return w != 0; });
+          ASSERT_EQ(nonzero, 0) << jr::config_id(c) << " M=" << M << " rep " << rep << " left " << nonzero
+                                << " non-zero scratch words behind";
+        }
+      }
+    }
+  }
+  EXPECT_EQ(launches, 3 * 2 * 3 * 2);  // M x op x block size x rep
+}
+
+}  // namespace
+}  // namespace aotune
