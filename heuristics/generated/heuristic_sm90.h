@@ -4,20 +4,20 @@
 //
 // jagged_sum: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 519 shapes
 //   database configs/sm90/jagged_sum.json
-//   sha256 551482a9367111b18f08c8e910fa72bc14fe5e3ed713378956be846e15d9d0d9
-//   kernel source 4601c29cb2d7ed3ac9cb6492ba8a7afcb2891e3b8c57abb708afb7d23745f764
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0599, p95 1.3000, max 2.7278
-//   best single config block_row.t128.va: geomean 2.1896
-//   default config block_row.t512.v1: geomean 3.1671
-//   16 configs, tree depth 10 (max depth 10 and min leaf 1 from cross-validation)
+//   sha256 4c27d09bb2757fd18ec104458dec7dd55ad219ed73e5ada6f74a32c6495208e6
+//   kernel source eb22d9cc89d17d40611361e70c426daf9befeaa097d1312a9e5d8c88c0867f09
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0939, p95 1.4198, max 3.9508
+//   best single config block_row.t128.va: geomean 2.2829
+//   default config block_row.t512.v1: geomean 3.3139
+//   16 configs, tree depth 10 (max depth 10 and min leaf 2 from cross-validation)
 // jagged_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 520 shapes
 //   database configs/sm90/jagged_mean.json
-//   sha256 6813fa3f93a65289c5e87ca596363e5335dec31c1435d54303fae00072b7f437
-//   kernel source 4601c29cb2d7ed3ac9cb6492ba8a7afcb2891e3b8c57abb708afb7d23745f764
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0634, p95 1.2634, max 12.5622
-//   best single config block_row.t128.va: geomean 2.2659
-//   default config block_row.t512.v1: geomean 3.3344
-//   16 configs, tree depth 10 (max depth 12 and min leaf 4 from cross-validation)
+//   sha256 2f34efd3bed010cd4117e9f8d98a80d9247bfe2c58791f6336b2fb2e780b3fb7
+//   kernel source eb22d9cc89d17d40611361e70c426daf9befeaa097d1312a9e5d8c88c0867f09
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0840, p95 1.3470, max 2.7904
+//   best single config block_row.t128.va: geomean 2.3569
+//   default config block_row.t512.v1: geomean 3.4792
+//   16 configs, tree depth 10 (max depth 12 and min leaf 2 from cross-validation)
 // jagged_dense_add: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 168 shapes
 //   database configs/sm90/jagged_dense_add.json
 //   sha256 5d98545b0b848eafa33f5cb0dc724e8a74b566c783b5d33cd9a680134f088e93
@@ -68,15 +68,15 @@ struct jagged_sum {
   static constexpr std::array<aotune::jagged_reduce::Config, 16> configs = {{
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 0: block_row.t128.va
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 1: block_row.t128.v4
-      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 256, .vec = 0, .chunk = 0, .slots = 1},  // 2: block_row.t256.va
-      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 3: block_row.t512.va
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 1},  // 4: group_row.t128.v1.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 5: group_row.t128.v2.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 6: group_row.t128.v4.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 8, .chunk = 0, .slots = 1},  // 7: group_row.t128.v8.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 2},  // 8: group_row.t128.v2.s2
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 9: group_row.t128.v1.s4
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 4},  // 10: group_row.t128.v2.s4
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 2: block_row.t512.va
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 1},  // 3: group_row.t128.v1.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 4: group_row.t128.v2.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 5: group_row.t128.v4.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 8, .chunk = 0, .slots = 1},  // 6: group_row.t128.v8.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 2},  // 7: group_row.t128.v2.s2
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 8},  // 8: group_row.t128.v1.s8
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 8},  // 9: group_row.t128.v4.s8
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 16},  // 10: group_row.t128.v2.s16
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 1, .chunk = 16384, .slots = 1},  // 11: nnz_split.t256.v1.c16384
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536, .slots = 1},  // 12: nnz_split.t256.v2.c65536
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 65536, .slots = 1},  // 13: nnz_split.t256.v4.c65536
@@ -86,15 +86,15 @@ struct jagged_sum {
   static constexpr std::array<std::string_view, 16> config_ids = {
       "block_row.t128.va",
       "block_row.t128.v4",
-      "block_row.t256.va",
       "block_row.t512.va",
       "group_row.t128.v1.s1",
       "group_row.t128.v2.s1",
       "group_row.t128.v4.s1",
       "group_row.t128.v8.s1",
       "group_row.t128.v2.s2",
-      "group_row.t128.v1.s4",
-      "group_row.t128.v2.s4",
+      "group_row.t128.v1.s8",
+      "group_row.t128.v4.s8",
+      "group_row.t128.v2.s16",
       "nnz_split.t256.v1.c16384",
       "nnz_split.t256.v2.c65536",
       "nnz_split.t256.v4.c65536",
@@ -103,138 +103,128 @@ struct jagged_sum {
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 127> tree = {{
-      {9, 1, 98, 66489.0698987435},  // 0: max_row_elems < 66489.1 ? 1 : 98
-      {10, 2, 57, 121161.31395788015},  // 1: outputs < 121161 ? 2 : 57
-      {1, 3, 44, 5792.618751480198},  // 2: B < 5792.62 ? 3 : 44
-      {11, 4, 25, 0.00200748689666755},  // 3: row_share < 0.00200749 ? 4 : 25
-      {4, 5, 14, 22.627416997969522},  // 4: max_len < 22.6274 ? 5 : 14
-      {7, 6, 11, 18.079172797774966},  // 5: log2_bytes < 18.0792 ? 6 : 11
-      {6, 7, 8, 2.0182311526513605},  // 6: skew < 2.01823 ? 7 : 8
-      {-1, 0, 5, 0.0},  // 7: leaf: group_row.t128.v1.s1, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c16384
-      {5, 9, 10, 0.9873042045312864},  // 8: avg_len < 0.987304 ? 9 : 10
-      {-1, 5, 14, 0.0},  // 9: leaf: group_row.t128.v4.s1, group_row.t128.v1.s1, group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v2.s2, block_row.t128.va, block_row.t128.v4, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536
-      {-1, 19, 14, 0.0},  // 10: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v2.s4, group_row.t128.v1.s1, group_row.t128.v2.s2, block_row.t128.v4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384
-      {2, 12, 13, 11.313708498984761},  // 11: M < 11.3137 ? 12 : 13
-      {-1, 33, 15, 0.0},  // 12: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t128.v4, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 48, 13, 0.0},  // 13: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.v4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {5, 15, 22, 129.2798542540267},  // 14: avg_len < 129.28 ? 15 : 22
-      {3, 16, 17, 32706.991913045134},  // 15: nnz < 32707 ? 16 : 17
-      {-1, 61, 13, 0.0},  // 16: leaf: block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s2, block_row.t256.va, group_row.t128.v2.s1, block_row.t512.va, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {5, 18, 19, 16.1763885980966},  // 17: avg_len < 16.1764 ? 18 : 19
-      {-1, 74, 12, 0.0},  // 18: leaf: block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s1, block_row.t256.va, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {1, 20, 21, 2896.309375740099},  // 19: B < 2896.31 ? 20 : 21
-      {-1, 86, 5, 0.0},  // 20: leaf: block_row.t128.va, block_row.t256.va, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v1.c16384
-      {-1, 91, 15, 0.0},  // 21: leaf: block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s4, block_row.t256.va, group_row.t128.v1.s4, group_row.t128.v2.s2, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v1.c16384, group_row.t128.v1.s1, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {4, 23, 24, 8190.249813039893},  // 22: max_len < 8190.25 ? 23 : 24
-      {-1, 106, 5, 0.0},  // 23: leaf: block_row.t256.va, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384, group_row.t128.v1.s1
-      {-1, 111, 6, 0.0},  // 24: leaf: block_row.t512.va, block_row.t256.va, block_row.t128.va, nnz_split.t256.v1.c16384, group_row.t128.v1.s4, group_row.t128.v1.s1
-      {9, 26, 39, 1583.9191898578665},  // 25: max_row_elems < 1583.92 ? 26 : 39
-      {4, 27, 30, 4.898979485566357},  // 26: max_len < 4.89898 ? 27 : 30
-      {7, 28, 29, 13.038522777050671},  // 27: log2_bytes < 13.0385 ? 28 : 29
-      {-1, 117, 5, 0.0},  // 28: leaf: group_row.t128.v1.s1, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c16384
-      {-1, 122, 12, 0.0},  // 29: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.v4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384
-      {4, 31, 38, 254.4995088403905},  // 30: max_len < 254.5 ? 31 : 38
-      {7, 32, 37, 19.083532438533645},  // 31: log2_bytes < 19.0835 ? 32 : 37
-      {3, 33, 34, 44.49719092257398},  // 32: nnz < 44.4972 ? 33 : 34
-      {-1, 134, 12, 0.0},  // 33: leaf: block_row.t128.v4, block_row.t128.va, block_row.t256.va, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {6, 35, 36, 2.103239811927594},  // 34: skew < 2.10324 ? 35 : 36
-      {-1, 146, 5, 0.0},  // 35: leaf: block_row.t128.va, block_row.t256.va, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v1.c16384
-      {-1, 151, 13, 0.0},  // 36: leaf: block_row.t128.v4, block_row.t128.va, block_row.t256.va, block_row.t512.va, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
-      {-1, 164, 12, 0.0},  // 37: leaf: block_row.t256.va, block_row.t128.v4, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 176, 6, 0.0},  // 38: leaf: block_row.t512.va, block_row.t256.va, block_row.t128.va, group_row.t128.v1.s4, nnz_split.t256.v1.c16384, group_row.t128.v1.s1
-      {5, 40, 43, 8.620540627079311},  // 39: avg_len < 8.62054 ? 40 : 43
-      {1, 41, 42, 90.50966799187809},  // 40: B < 90.5097 ? 41 : 42
-      {-1, 182, 12, 0.0},  // 41: leaf: block_row.t128.va, block_row.t128.v4, block_row.t256.va, group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {-1, 194, 12, 0.0},  // 42: leaf: block_row.t256.va, block_row.t512.va, block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 206, 5, 0.0},  // 43: leaf: block_row.t512.va, block_row.t256.va, block_row.t128.va, nnz_split.t256.v1.c16384, group_row.t128.v1.s1
-      {4, 45, 56, 181.01933598375618},  // 44: max_len < 181.019 ? 45 : 56
-      {9, 46, 55, 181.01933598375618},  // 45: max_row_elems < 181.019 ? 46 : 55
-      {3, 47, 48, 45950.58356539121},  // 46: nnz < 45950.6 ? 47 : 48
-      {-1, 211, 6, 0.0},  // 47: leaf: group_row.t128.v1.s1, group_row.t128.v1.s4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c16384
-      {3, 49, 50, 130673.49995312744},  // 48: nnz < 130673 ? 49 : 50
-      {-1, 217, 10, 0.0},  // 49: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s4, group_row.t128.v1.s1, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
-      {2, 51, 54, 2.4494897427831783},  // 50: M < 2.44949 ? 51 : 54
-      {2, 52, 53, 1.4142135623730951},  // 51: M < 1.41421 ? 52 : 53
-      {-1, 227, 6, 0.0},  // 52: leaf: group_row.t128.v1.s4, group_row.t128.v1.s1, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c16384
-      {-1, 233, 10, 0.0},  // 53: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s4, group_row.t128.v1.s1, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
-      {-1, 243, 6, 0.0},  // 54: leaf: group_row.t128.v1.s1, group_row.t128.v1.s4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c16384
-      {-1, 249, 10, 0.0},  // 55: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, group_row.t128.v2.s2, block_row.t128.va, group_row.t128.v2.s1, block_row.t256.va, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
-      {-1, 259, 6, 0.0},  // 56: leaf: block_row.t128.va, block_row.t256.va, group_row.t128.v1.s4, nnz_split.t256.v1.c16384, block_row.t512.va, group_row.t128.v1.s1
-      {4, 58, 93, 143.10835055998655},  // 57: max_len < 143.108 ? 58 : 93
-      {5, 59, 66, 1.0020675644948236},  // 58: avg_len < 1.00207 ? 59 : 66
-      {3, 60, 65, 1007.4998759305136},  // 59: nnz < 1007.5 ? 60 : 65
-      {3, 61, 64, 1005.4988811530324},  // 60: nnz < 1005.5 ? 61 : 64
-      {0, 62, 63, 2.8284271247461903},  // 61: elem_bytes < 2.82843 ? 62 : 63
-      {-1, 265, 13, 0.0},  // 62: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v8.s1, block_row.t128.v4, group_row.t128.v1.s1, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 278, 12, 0.0},  // 63: leaf: block_row.t128.v4, block_row.t128.va, block_row.t256.va, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {-1, 290, 13, 0.0},  // 64: leaf: block_row.t128.va, group_row.t128.v8.s1, block_row.t128.v4, group_row.t128.v4.s1, block_row.t256.va, group_row.t128.v2.s1, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {-1, 303, 12, 0.0},  // 65: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.v4, block_row.t128.va, block_row.t256.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {2, 67, 78, 39.19183588453085},  // 66: M < 39.1918 ? 67 : 78
-      {5, 68, 73, 8.013616843787702},  // 67: avg_len < 8.01362 ? 68 : 73
-      {11, 69, 72, 0.0002436819131772735},  // 68: row_share < 0.000243682 ? 69 : 72
-      {3, 70, 71, 46528.60088160829},  // 69: nnz < 46528.6 ? 70 : 71
-      {-1, 315, 13, 0.0},  // 70: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v2.s2, block_row.t128.v4, block_row.t128.va, block_row.t256.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 328, 8, 0.0},  // 71: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v1.s1, block_row.t128.va, block_row.t256.va, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536
-      {-1, 336, 13, 0.0},  // 72: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.v4, group_row.t128.v4.s1, block_row.t128.va, block_row.t256.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {2, 74, 77, 22.627416997969522},  // 73: M < 22.6274 ? 74 : 77
-      {4, 75, 76, 45.254833995939045},  // 74: max_len < 45.2548 ? 75 : 76
-      {-1, 349, 9, 0.0},  // 75: leaf: group_row.t128.v2.s2, group_row.t128.v2.s4, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.va, block_row.t256.va, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536
-      {-1, 358, 9, 0.0},  // 76: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v1.s1, block_row.t256.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, block_row.t512.va
-      {-1, 367, 13, 0.0},  // 77: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t256.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {4, 79, 80, 5.656854249492381},  // 78: max_len < 5.65685 ? 79 : 80
-      {-1, 380, 12, 0.0},  // 79: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, group_row.t128.v1.s1, block_row.t256.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {5, 81, 90, 32.38083086565335},  // 80: avg_len < 32.3808 ? 81 : 90
-      {1, 82, 83, 1448.1546878700494},  // 81: B < 1448.15 ? 82 : 83
-      {-1, 392, 12, 0.0},  // 82: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t256.va, block_row.t128.v4, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v1.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {9, 84, 87, 7010.848736066126},  // 83: max_row_elems < 7010.85 ? 84 : 87
-      {10, 85, 86, 227023.36344966787},  // 84: outputs < 227023 ? 85 : 86
-      {-1, 404, 12, 0.0},  // 85: leaf: block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s1, block_row.t256.va, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 416, 12, 0.0},  // 86: leaf: group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t256.va, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {1, 88, 89, 2896.309375740099},  // 87: B < 2896.31 ? 88 : 89
-      {-1, 428, 12, 0.0},  // 88: leaf: group_row.t128.v2.s1, block_row.t256.va, block_row.t128.va, block_row.t128.v4, group_row.t128.v4.s1, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144
-      {-1, 440, 12, 0.0},  // 89: leaf: block_row.t128.va, block_row.t128.v4, block_row.t256.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144
-      {0, 91, 92, 2.8284271247461903},  // 90: elem_bytes < 2.82843 ? 91 : 92
-      {-1, 452, 13, 0.0},  // 91: leaf: block_row.t128.va, block_row.t256.va, block_row.t128.v4, group_row.t128.v2.s1, block_row.t512.va, group_row.t128.v8.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, group_row.t128.v1.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {-1, 465, 12, 0.0},  // 92: leaf: block_row.t128.v4, block_row.t128.va, block_row.t256.va, group_row.t128.v2.s1, block_row.t512.va, group_row.t128.v4.s1, group_row.t128.v1.s1, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {9, 94, 95, 4579.4672179195695},  // 93: max_row_elems < 4579.47 ? 94 : 95
-      {-1, 477, 9, 0.0},  // 94: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, block_row.t128.va, group_row.t128.v2.s1, block_row.t256.va, group_row.t128.v1.s1, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536
-      {2, 96, 97, 78.38367176906169},  // 95: M < 78.3837 ? 96 : 97
-      {-1, 486, 12, 0.0},  // 96: leaf: block_row.t128.va, block_row.t128.v4, block_row.t256.va, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.c262144
-      {-1, 498, 12, 0.0},  // 97: leaf: block_row.t256.va, block_row.t128.va, block_row.t512.va, block_row.t128.v4, group_row.t128.v2.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144, group_row.t128.v1.s1
-      {7, 99, 104, 24.520827827432807},  // 98: log2_bytes < 24.5208 ? 99 : 104
-      {7, 100, 103, 24.043475942267477},  // 99: log2_bytes < 24.0435 ? 100 : 103
-      {2, 101, 102, 512.0},  // 100: M < 512 ? 101 : 102
-      {-1, 510, 12, 0.0},  // 101: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v2.c65536, block_row.t256.va, nnz_split.t256.v4.c262144, block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {-1, 522, 12, 0.0},  // 102: leaf: nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, block_row.t512.va, group_row.t128.v2.s1, block_row.t256.va, group_row.t128.v1.s1, block_row.t128.v4, group_row.t128.v4.s1, block_row.t128.va
-      {-1, 534, 13, 0.0},  // 103: leaf: block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, block_row.t256.va, block_row.t128.va, nnz_split.t256.v4.c262144, group_row.t128.v2.s1, block_row.t128.v4, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1
-      {9, 105, 106, 170431.98798347684},  // 104: max_row_elems < 170432 ? 105 : 106
-      {-1, 547, 12, 0.0},  // 105: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, block_row.t256.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t128.va, nnz_split.t256.v1.c16384, block_row.t128.v4, nnz_split.t256.v4.c262144, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {7, 107, 120, 27.83823913921041},  // 106: log2_bytes < 27.8382 ? 107 : 120
-      {1, 108, 119, 724.0773439350247},  // 107: B < 724.077 ? 108 : 119
-      {0, 109, 114, 2.8284271247461903},  // 108: elem_bytes < 2.82843 ? 109 : 114
-      {3, 110, 111, 22935.56434884479},  // 109: nnz < 22935.6 ? 110 : 111
-      {-1, 559, 13, 0.0},  // 110: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, block_row.t512.va, group_row.t128.v2.s1, block_row.t256.va, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.v4, group_row.t128.v8.s1, block_row.t128.va
-      {7, 112, 113, 27.088614007000764},  // 111: log2_bytes < 27.0886 ? 112 : 113
-      {-1, 572, 13, 0.0},  // 112: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t256.va, group_row.t128.v2.s1, block_row.t128.va, block_row.t128.v4, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1
-      {-1, 585, 13, 0.0},  // 113: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, block_row.t256.va, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v4, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1
-      {7, 115, 116, 25.729528486093425},  // 114: log2_bytes < 25.7295 ? 115 : 116
-      {-1, 598, 12, 0.0},  // 115: leaf: nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t512.va, block_row.t256.va, block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {10, 117, 118, 160529.75978303837},  // 116: outputs < 160530 ? 117 : 118
-      {-1, 610, 12, 0.0},  // 117: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t512.va, block_row.t256.va, block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {-1, 622, 12, 0.0},  // 118: leaf: block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, block_row.t256.va, block_row.t128.v4, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, group_row.t128.v1.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144
-      {-1, 634, 12, 0.0},  // 119: leaf: nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t512.va, block_row.t256.va, block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {2, 121, 122, 90.50966799187809},  // 120: M < 90.5097 ? 121 : 122
-      {-1, 646, 12, 0.0},  // 121: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t256.va, block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {9, 123, 126, 298979.9438892181},  // 122: max_row_elems < 298980 ? 123 : 126
-      {5, 124, 125, 517.7968522925418},  // 123: avg_len < 517.797 ? 124 : 125
-      {-1, 658, 12, 0.0},  // 124: leaf: block_row.t512.va, block_row.t256.va, block_row.t128.va, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, group_row.t128.v2.s1, block_row.t128.v4, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, group_row.t128.v1.s1
-      {-1, 670, 12, 0.0},  // 125: leaf: nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v4.c65536, block_row.t256.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v1.c16384, block_row.t128.v4, group_row.t128.v4.s1, group_row.t128.v1.s1
-      {-1, 682, 12, 0.0},  // 126: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, block_row.t256.va, group_row.t128.v2.s1, block_row.t128.va, block_row.t128.v4, group_row.t128.v1.s1, group_row.t128.v4.s1
+  static constexpr std::array<aotune::heuristics::TreeNode, 117> tree = {{
+      {9, 1, 86, 66489.0698987435},  // 0: max_row_elems < 66489.1 ? 1 : 86
+      {10, 2, 49, 121161.31395788015},  // 1: outputs < 121161 ? 2 : 49
+      {11, 3, 36, 0.00200748689666755},  // 2: row_share < 0.00200749 ? 3 : 36
+      {4, 4, 19, 22.627416997969522},  // 3: max_len < 22.6274 ? 4 : 19
+      {5, 5, 6, 0.9909667668010127},  // 4: avg_len < 0.990967 ? 5 : 6
+      {-1, 0, 11, 0.0},  // 5: leaf: group_row.t128.v4.s1, group_row.t128.v1.s1, group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384
+      {2, 7, 16, 7.4833147735478835},  // 6: M < 7.48331 ? 7 : 16
+      {11, 8, 11, 0.00024506460695790676},  // 7: row_share < 0.000245065 ? 8 : 11
+      {6, 9, 10, 2.0060991715537657},  // 8: skew < 2.0061 ? 9 : 10
+      {-1, 11, 4, 0.0},  // 9: leaf: group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {-1, 15, 15, 0.0},  // 10: leaf: group_row.t128.v4.s8, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v1.s8, group_row.t128.v2.s16, group_row.t128.v4.s1, block_row.t128.va, block_row.t128.v4, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {3, 12, 13, 8164.933312648671},  // 11: nnz < 8164.93 ? 12 : 13
+      {-1, 30, 5, 0.0},  // 12: leaf: group_row.t128.v1.s1, group_row.t128.v1.s8, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {2, 14, 15, 2.8284271247461903},  // 13: M < 2.82843 ? 14 : 15
+      {-1, 35, 5, 0.0},  // 14: leaf: group_row.t128.v1.s8, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {-1, 40, 15, 0.0},  // 15: leaf: group_row.t128.v4.s8, group_row.t128.v1.s8, group_row.t128.v2.s2, group_row.t128.v2.s16, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t128.v4, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {7, 17, 18, 18.66821971218997},  // 16: log2_bytes < 18.6682 ? 17 : 18
+      {-1, 55, 13, 0.0},  // 17: leaf: group_row.t128.v4.s8, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.v4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536
+      {-1, 68, 12, 0.0},  // 18: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.v4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {9, 20, 23, 181.01933598375618},  // 19: max_row_elems < 181.019 ? 20 : 23
+      {11, 21, 22, 0.000966057396875087},  // 20: row_share < 0.000966057 ? 21 : 22
+      {-1, 80, 5, 0.0},  // 21: leaf: group_row.t128.v1.s8, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {-1, 85, 5, 0.0},  // 22: leaf: block_row.t128.va, group_row.t128.v1.s8, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v1.c16384
+      {9, 24, 27, 627.0693741524937},  // 23: max_row_elems < 627.069 ? 24 : 27
+      {1, 25, 26, 4096.000000000001},  // 24: B < 4096 ? 25 : 26
+      {-1, 90, 13, 0.0},  // 25: leaf: group_row.t128.v4.s8, block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 103, 9, 0.0},  // 26: leaf: group_row.t128.v2.s16, group_row.t128.v1.s8, group_row.t128.v2.s2, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
+      {4, 28, 35, 11582.762364824723},  // 27: max_len < 11582.8 ? 28 : 35
+      {3, 29, 30, 184549.05887053447},  // 28: nnz < 184549 ? 29 : 30
+      {-1, 112, 11, 0.0},  // 29: leaf: block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s1, block_row.t512.va, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {5, 31, 32, 126.85838664985789},  // 30: avg_len < 126.858 ? 31 : 32
+      {-1, 123, 15, 0.0},  // 31: leaf: group_row.t128.v2.s16, block_row.t128.v4, block_row.t128.va, group_row.t128.v1.s8, group_row.t128.v4.s8, group_row.t128.v2.s2, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v1.c16384, group_row.t128.v1.s1, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
+      {9, 33, 34, 886.3768950057306},  // 32: max_row_elems < 886.377 ? 33 : 34
+      {-1, 138, 5, 0.0},  // 33: leaf: group_row.t128.v1.s8, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v1.c16384, block_row.t512.va
+      {-1, 143, 4, 0.0},  // 34: leaf: block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384, group_row.t128.v1.s1
+      {-1, 147, 5, 0.0},  // 35: leaf: block_row.t512.va, block_row.t128.va, nnz_split.t256.v1.c16384, group_row.t128.v1.s8, group_row.t128.v1.s1
+      {9, 37, 44, 635.5470084895372},  // 36: max_row_elems < 635.547 ? 37 : 44
+      {4, 38, 39, 5.656854249492381},  // 37: max_len < 5.65685 ? 38 : 39
+      {-1, 152, 4, 0.0},  // 38: leaf: group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {2, 40, 43, 10.583005244258363},  // 39: M < 10.583 ? 40 : 43
+      {9, 41, 42, 53.66563145999495},  // 40: max_row_elems < 53.6656 ? 41 : 42
+      {-1, 156, 5, 0.0},  // 41: leaf: group_row.t128.v1.s8, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v1.c16384
+      {-1, 161, 4, 0.0},  // 42: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v1.c16384
+      {-1, 165, 12, 0.0},  // 43: leaf: block_row.t128.v4, block_row.t128.va, block_row.t512.va, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536
+      {4, 45, 48, 18.33030277982336},  // 44: max_len < 18.3303 ? 45 : 48
+      {7, 46, 47, 18.517127069784163},  // 45: log2_bytes < 18.5171 ? 46 : 47
+      {-1, 177, 11, 0.0},  // 46: leaf: block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s1, block_row.t512.va, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 188, 11, 0.0},  // 47: leaf: block_row.t512.va, block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 199, 4, 0.0},  // 48: leaf: block_row.t512.va, block_row.t128.va, nnz_split.t256.v1.c16384, group_row.t128.v1.s1
+      {4, 50, 79, 143.10835055998655},  // 49: max_len < 143.108 ? 50 : 79
+      {5, 51, 52, 1.0020675644948236},  // 50: avg_len < 1.00207 ? 51 : 52
+      {-1, 203, 11, 0.0},  // 51: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.v4, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {2, 53, 64, 39.19183588453085},  // 52: M < 39.1918 ? 53 : 64
+      {5, 54, 61, 8.013616843787702},  // 53: avg_len < 8.01362 ? 54 : 61
+      {10, 55, 58, 185363.80004736633},  // 54: outputs < 185364 ? 55 : 58
+      {4, 56, 57, 5.656854249492381},  // 55: max_len < 5.65685 ? 56 : 57
+      {-1, 214, 7, 0.0},  // 56: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
+      {-1, 221, 12, 0.0},  // 57: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.v4, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {5, 59, 60, 3.994659393985959},  // 58: avg_len < 3.99466 ? 59 : 60
+      {-1, 233, 12, 0.0},  // 59: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v1.s1, block_row.t128.v4, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 245, 12, 0.0},  // 60: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.v4, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.c262144
+      {6, 62, 63, 1.6073362829199818},  // 61: skew < 1.60734 ? 62 : 63
+      {-1, 257, 13, 0.0},  // 62: leaf: group_row.t128.v4.s8, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.v4, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 270, 7, 0.0},  // 63: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, block_row.t512.va
+      {1, 65, 68, 1448.1546878700494},  // 64: B < 1448.15 ? 65 : 68
+      {2, 66, 67, 252.98221281347037},  // 65: M < 252.982 ? 66 : 67
+      {-1, 277, 11, 0.0},  // 66: leaf: block_row.t128.va, block_row.t128.v4, block_row.t512.va, group_row.t128.v2.s1, group_row.t128.v1.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, group_row.t128.v4.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 288, 11, 0.0},  // 67: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, block_row.t128.v4, group_row.t128.v4.s1, group_row.t128.v1.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
+      {2, 69, 76, 221.70250336881628},  // 68: M < 221.703 ? 69 : 76
+      {9, 70, 75, 7094.480107802121},  // 69: max_row_elems < 7094.48 ? 70 : 75
+      {4, 71, 72, 5.656854249492381},  // 70: max_len < 5.65685 ? 71 : 72
+      {-1, 299, 11, 0.0},  // 71: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.v4, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {10, 73, 74, 227023.36344966787},  // 72: outputs < 227023 ? 73 : 74
+      {-1, 310, 11, 0.0},  // 73: leaf: block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 321, 11, 0.0},  // 74: leaf: group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v1.s1, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
+      {-1, 332, 11, 0.0},  // 75: leaf: block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.c65536, group_row.t128.v1.s1, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144
+      {1, 77, 78, 2896.309375740099},  // 76: B < 2896.31 ? 77 : 78
+      {-1, 343, 11, 0.0},  // 77: leaf: group_row.t128.v2.s1, block_row.t128.va, block_row.t128.v4, group_row.t128.v4.s1, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144
+      {-1, 354, 11, 0.0},  // 78: leaf: block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.c65536, group_row.t128.v1.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144
+      {2, 80, 81, 8.0},  // 79: M < 8 ? 80 : 81
+      {-1, 365, 9, 0.0},  // 80: leaf: group_row.t128.v2.s16, group_row.t128.v2.s2, block_row.t128.va, group_row.t128.v1.s8, group_row.t128.v2.s1, group_row.t128.v1.s1, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536
+      {1, 82, 83, 2896.309375740099},  // 81: B < 2896.31 ? 82 : 83
+      {-1, 374, 11, 0.0},  // 82: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v4, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.c262144
+      {9, 84, 85, 4579.4672179195695},  // 83: max_row_elems < 4579.47 ? 84 : 85
+      {-1, 385, 13, 0.0},  // 84: leaf: group_row.t128.v4.s8, block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s2, group_row.t128.v2.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 398, 11, 0.0},  // 85: leaf: block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v4.s1, group_row.t128.v1.s1, nnz_split.t256.v4.c262144
+      {7, 87, 90, 24.043475942267477},  // 86: log2_bytes < 24.0435 ? 87 : 90
+      {2, 88, 89, 512.0},  // 87: M < 512 ? 88 : 89
+      {-1, 409, 11, 0.0},  // 88: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {-1, 420, 11, 0.0},  // 89: leaf: nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, block_row.t512.va, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.v4, group_row.t128.v4.s1, block_row.t128.va
+      {9, 91, 104, 537684.8390200342},  // 90: max_row_elems < 537685 ? 91 : 104
+      {9, 92, 93, 170431.98798347684},  // 91: max_row_elems < 170432 ? 92 : 93
+      {-1, 431, 11, 0.0},  // 92: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t128.va, block_row.t128.v4, nnz_split.t256.v4.c262144, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {11, 94, 99, 0.0038681564055721234},  // 93: row_share < 0.00386816 ? 94 : 99
+      {9, 95, 98, 298979.9438892181},  // 94: max_row_elems < 298980 ? 95 : 98
+      {5, 96, 97, 517.7968522925418},  // 95: avg_len < 517.797 ? 96 : 97
+      {-1, 442, 12, 0.0},  // 96: leaf: block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, group_row.t128.v2.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t128.va, block_row.t128.v4, group_row.t128.v8.s1, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, group_row.t128.v1.s1
+      {-1, 454, 11, 0.0},  // 97: leaf: nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v4, nnz_split.t256.v1.c16384, group_row.t128.v4.s1, group_row.t128.v1.s1
+      {-1, 465, 11, 0.0},  // 98: leaf: nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, group_row.t128.v2.s1, block_row.t128.va, block_row.t128.v4, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, group_row.t128.v1.s1
+      {11, 100, 101, 0.007454986878893646},  // 99: row_share < 0.00745499 ? 100 : 101
+      {-1, 476, 11, 0.0},  // 100: leaf: block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, block_row.t128.va, block_row.t128.v4, group_row.t128.v4.s1, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, group_row.t128.v1.s1, nnz_split.t256.v1.c16384
+      {3, 102, 103, 23379.20999520728},  // 101: nnz < 23379.2 ? 102 : 103
+      {-1, 487, 11, 0.0},  // 102: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144, group_row.t128.v1.s1, block_row.t128.v4, group_row.t128.v4.s1, block_row.t128.va
+      {-1, 498, 11, 0.0},  // 103: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144, block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {7, 105, 116, 28.782367798449872},  // 104: log2_bytes < 28.7824 ? 105 : 116
+      {6, 106, 115, 491.0435449504259},  // 105: skew < 491.044 ? 106 : 115
+      {0, 107, 112, 2.8284271247461903},  // 106: elem_bytes < 2.82843 ? 107 : 112
+      {1, 108, 109, 45.254833995939045},  // 107: B < 45.2548 ? 108 : 109
+      {-1, 509, 12, 0.0},  // 108: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, block_row.t512.va, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.va, group_row.t128.v4.s1, block_row.t128.v4, group_row.t128.v8.s1
+      {6, 110, 111, 2.0925903825741106},  // 109: skew < 2.09259 ? 110 : 111
+      {-1, 521, 12, 0.0},  // 110: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v4, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1
+      {-1, 533, 12, 0.0},  // 111: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v4, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1
+      {7, 113, 114, 28.24356075664581},  // 112: log2_bytes < 28.2436 ? 113 : 114
+      {-1, 545, 11, 0.0},  // 113: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t512.va, block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {-1, 556, 11, 0.0},  // 114: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {-1, 567, 11, 0.0},  // 115: leaf: nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t512.va, block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {-1, 578, 11, 0.0},  // 116: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v4, group_row.t128.v1.s1, group_row.t128.v4.s1
   }};
-  static constexpr std::array<std::uint16_t, 694> leaf_configs = {4, 0, 2, 3, 11, 6, 4, 5, 10, 8, 0, 1, 2, 3, 15, 11, 13, 14, 12, 5, 6, 10, 4, 8, 1, 0, 2, 3, 15, 14, 13, 12, 11, 10, 9, 8, 5, 4, 6, 0, 1, 2, 3, 15, 11, 13, 12, 14, 8, 5, 4, 6, 1, 0, 2, 3, 15, 11, 13, 12, 14, 1, 0, 8, 2, 5, 3, 4, 6, 15, 11, 13, 12, 14, 1, 0, 5, 2, 4, 6, 3, 15, 11, 13, 12, 14, 0, 2, 3, 4, 11, 1, 0, 10, 2, 9, 8, 3, 5, 11, 4, 15, 6, 12, 13, 14, 2, 0, 3, 11, 4, 3, 2, 0, 11, 9, 4, 4, 0, 2, 3, 11, 6, 5, 4, 1, 0, 2, 3, 15, 14, 13, 12, 11, 1, 0, 2, 3, 5, 11, 13, 15, 14, 12, 4, 6, 0, 2, 3, 4, 11, 1, 0, 2, 3, 8, 5, 4, 6, 15, 13, 14, 11, 12, 2, 1, 3, 0, 5, 4, 6, 15, 11, 13, 12, 14, 3, 2, 0, 9, 11, 4, 0, 1, 2, 5, 6, 4, 3, 15, 11, 12, 13, 14, 2, 3, 0, 1, 5, 4, 6, 15, 11, 13, 12, 14, 3, 2, 0, 11, 4, 4, 9, 0, 2, 3, 11, 10, 8, 5, 9, 4, 0, 2, 3, 11, 12, 9, 4, 0, 2, 3, 11, 10, 8, 5, 9, 4, 0, 2, 3, 11, 12, 4, 9, 0, 2, 3, 11, 10, 9, 8, 0, 5, 2, 4, 3, 11, 12, 0, 2, 9, 11, 3, 4, 6, 5, 7, 1, 4, 0, 2, 3, 15, 11, 13, 12, 14, 1, 0, 2, 6, 5, 3, 4, 15, 11, 12, 13, 14, 0, 7, 1, 6, 2, 5, 3, 4, 15, 11, 12, 13, 14, 6, 5, 4, 1, 0, 2, 15, 3, 11, 13, 12, 14, 6, 5, 4, 8, 1, 0, 2, 15, 3, 11, 13, 12, 14, 5, 8, 4, 0, 2, 11, 3, 12, 8, 5, 4, 1, 6, 0, 2, 15, 3, 11, 13, 12, 14, 8, 10, 5, 4, 0, 2, 11, 3, 12, 10, 8, 5, 0, 4, 2, 11, 12, 3, 8, 5, 1, 0, 6, 4, 2, 11, 12, 15, 3, 13, 14, 6, 5, 1, 0, 4, 2, 15, 3, 11, 13, 12, 14, 3, 5, 2, 1, 0, 6, 4, 15, 11, 12, 13, 14, 1, 0, 5, 2, 4, 6, 3, 15, 11, 13, 12, 14, 5, 1, 0, 6, 4, 2, 11, 3, 12, 15, 13, 14, 5, 2, 0, 1, 6, 3, 4, 13, 15, 12, 11, 14, 0, 1, 2, 5, 6, 3, 4, 12, 15, 13, 11, 14, 0, 2, 1, 5, 3, 7, 6, 15, 4, 12, 11, 13, 14, 1, 0, 2, 5, 3, 6, 4, 11, 12, 15, 13, 14, 10, 8, 0, 5, 2, 4, 11, 3, 12, 0, 1, 2, 5, 3, 11, 12, 15, 13, 4, 6, 14, 2, 0, 3, 1, 5, 13, 12, 15, 6, 11, 14, 4, 15, 11, 13, 3, 12, 2, 14, 0, 1, 5, 4, 6, 11, 15, 12, 13, 14, 3, 5, 2, 4, 1, 6, 0, 3, 15, 13, 11, 12, 2, 0, 14, 5, 1, 4, 6, 7, 3, 13, 2, 12, 15, 0, 11, 1, 14, 5, 4, 6, 12, 13, 14, 11, 15, 3, 5, 2, 4, 6, 1, 7, 0, 13, 12, 14, 11, 15, 3, 2, 5, 0, 1, 4, 6, 7, 14, 13, 12, 15, 11, 3, 2, 0, 5, 1, 4, 6, 7, 11, 13, 12, 15, 14, 3, 2, 1, 0, 5, 4, 6, 12, 13, 11, 15, 14, 3, 2, 0, 1, 5, 4, 6, 3, 5, 12, 13, 2, 1, 0, 6, 11, 4, 15, 14, 11, 12, 13, 15, 14, 3, 2, 0, 1, 5, 4, 6, 12, 13, 11, 14, 15, 3, 2, 0, 1, 5, 4, 6, 3, 2, 0, 14, 13, 5, 1, 12, 15, 6, 11, 4, 14, 3, 13, 2, 12, 15, 0, 5, 11, 1, 6, 4, 14, 13, 12, 15, 11, 3, 2, 5, 0, 1, 4, 6};
+  static constexpr std::array<std::uint16_t, 589> leaf_configs = {5, 3, 4, 1, 0, 2, 15, 14, 13, 12, 11, 3, 0, 2, 11, 9, 7, 4, 3, 8, 10, 5, 0, 1, 15, 11, 2, 13, 12, 14, 3, 8, 0, 2, 11, 8, 3, 0, 2, 11, 9, 8, 7, 10, 4, 3, 5, 0, 1, 15, 2, 11, 13, 12, 14, 9, 7, 4, 3, 5, 1, 0, 2, 15, 11, 13, 14, 12, 7, 4, 3, 5, 1, 0, 2, 15, 11, 13, 12, 14, 8, 3, 0, 2, 11, 0, 8, 2, 3, 11, 9, 1, 0, 7, 4, 3, 5, 2, 15, 11, 13, 12, 14, 10, 8, 7, 0, 4, 3, 2, 11, 12, 1, 0, 4, 2, 3, 5, 15, 11, 13, 12, 14, 10, 1, 0, 8, 9, 7, 2, 4, 11, 3, 15, 5, 12, 13, 14, 8, 0, 3, 11, 2, 0, 2, 11, 3, 2, 0, 11, 8, 3, 3, 0, 2, 11, 8, 0, 2, 3, 11, 0, 2, 3, 11, 1, 0, 2, 7, 4, 3, 5, 15, 11, 13, 14, 12, 1, 0, 4, 2, 3, 5, 15, 11, 13, 12, 14, 2, 0, 1, 4, 3, 5, 15, 11, 13, 12, 14, 2, 0, 11, 3, 5, 4, 3, 1, 0, 15, 2, 11, 13, 12, 14, 4, 7, 3, 0, 2, 11, 12, 7, 4, 3, 1, 5, 0, 15, 2, 11, 13, 12, 14, 5, 4, 7, 3, 1, 0, 15, 11, 2, 13, 12, 14, 4, 7, 5, 3, 1, 0, 15, 11, 13, 12, 2, 14, 9, 7, 4, 3, 5, 1, 0, 15, 2, 11, 13, 12, 14, 7, 4, 3, 0, 11, 12, 2, 0, 1, 2, 4, 3, 15, 11, 5, 13, 12, 14, 2, 4, 0, 1, 5, 3, 15, 11, 12, 13, 14, 5, 4, 3, 1, 0, 15, 11, 2, 13, 12, 14, 1, 0, 4, 3, 5, 2, 15, 11, 13, 12, 14, 4, 1, 0, 5, 3, 11, 2, 12, 15, 13, 14, 0, 1, 4, 5, 2, 12, 3, 11, 13, 15, 14, 4, 0, 1, 5, 2, 3, 13, 12, 15, 11, 14, 0, 1, 4, 5, 2, 12, 3, 13, 15, 11, 14, 10, 7, 0, 8, 4, 3, 11, 2, 12, 2, 0, 4, 1, 13, 12, 11, 15, 3, 5, 14, 9, 1, 0, 7, 4, 15, 11, 3, 5, 2, 13, 12, 14, 0, 1, 4, 2, 12, 11, 15, 13, 5, 3, 14, 15, 11, 13, 2, 12, 14, 0, 1, 4, 3, 5, 11, 15, 12, 13, 14, 2, 4, 3, 1, 5, 0, 2, 13, 12, 15, 11, 0, 1, 14, 4, 3, 5, 2, 14, 13, 4, 12, 15, 0, 1, 6, 5, 11, 3, 14, 2, 13, 12, 15, 0, 4, 1, 11, 5, 3, 14, 2, 13, 12, 15, 4, 0, 1, 5, 11, 3, 2, 4, 12, 13, 0, 1, 5, 14, 15, 3, 11, 12, 13, 2, 4, 15, 11, 14, 3, 1, 5, 0, 13, 12, 2, 15, 11, 14, 0, 1, 4, 3, 5, 12, 13, 14, 11, 15, 2, 4, 3, 0, 5, 1, 6, 14, 13, 12, 15, 11, 2, 0, 4, 1, 3, 5, 6, 13, 12, 11, 14, 15, 2, 0, 4, 1, 3, 5, 6, 12, 13, 11, 15, 14, 2, 0, 1, 4, 3, 5, 14, 12, 13, 15, 11, 2, 4, 1, 0, 3, 5, 11, 12, 13, 15, 14, 2, 0, 1, 4, 3, 5, 14, 12, 13, 15, 11, 2, 0, 4, 1, 3, 5};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 16> fallback = {0, 2, 3, 11, 4, 5, 12, 1, 15, 13, 6, 14, 8, 7, 10, 9};
+  static constexpr std::array<std::uint16_t, 16> fallback = {0, 2, 11, 3, 4, 12, 1, 15, 13, 5, 14, 7, 6, 9, 8, 10};
 };
 
 struct jagged_mean {
@@ -256,17 +246,17 @@ struct jagged_mean {
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::jagged_reduce::Config, 16> configs = {{
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 0: block_row.t128.va
-      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 1: block_row.t128.v2
-      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 256, .vec = 0, .chunk = 0, .slots = 1},  // 2: block_row.t256.va
-      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 3: block_row.t512.va
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 4: group_row.t128.v2.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 5: group_row.t128.v4.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 8, .chunk = 0, .slots = 1},  // 6: group_row.t128.v8.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 2},  // 7: group_row.t128.v2.s2
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 8: group_row.t128.v1.s4
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 4},  // 9: group_row.t128.v2.s4
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 1: block_row.t512.va
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 1},  // 2: group_row.t128.v1.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 3: group_row.t128.v2.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 4: group_row.t128.v4.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 8, .chunk = 0, .slots = 1},  // 5: group_row.t128.v8.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 2},  // 6: group_row.t128.v2.s2
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 4},  // 7: group_row.t128.v2.s4
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 8},  // 8: group_row.t128.v1.s8
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 16},  // 9: group_row.t128.v2.s16
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 16384, .slots = 1},  // 10: nnz_split.t256.v2.c16384
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 1, .chunk = 65536, .slots = 1},  // 11: nnz_split.t256.v1.c65536
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536, .slots = 1},  // 11: nnz_split.t256.v2.c65536
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 65536, .slots = 1},  // 12: nnz_split.t256.v4.c65536
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 262144, .slots = 1},  // 13: nnz_split.t256.v2.c262144
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 262144, .slots = 1},  // 14: nnz_split.t256.v4.c262144
@@ -274,17 +264,17 @@ struct jagged_mean {
   }};
   static constexpr std::array<std::string_view, 16> config_ids = {
       "block_row.t128.va",
-      "block_row.t128.v2",
-      "block_row.t256.va",
       "block_row.t512.va",
+      "group_row.t128.v1.s1",
       "group_row.t128.v2.s1",
       "group_row.t128.v4.s1",
       "group_row.t128.v8.s1",
       "group_row.t128.v2.s2",
-      "group_row.t128.v1.s4",
       "group_row.t128.v2.s4",
+      "group_row.t128.v1.s8",
+      "group_row.t128.v2.s16",
       "nnz_split.t256.v2.c16384",
-      "nnz_split.t256.v1.c65536",
+      "nnz_split.t256.v2.c65536",
       "nnz_split.t256.v4.c65536",
       "nnz_split.t256.v2.c262144",
       "nnz_split.t256.v4.c262144",
@@ -293,109 +283,109 @@ struct jagged_mean {
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
   static constexpr std::array<aotune::heuristics::TreeNode, 99> tree = {{
-      {9, 1, 78, 72265.02335154955},  // 0: max_row_elems < 72265 ? 1 : 78
+      {9, 1, 76, 72265.02335154955},  // 0: max_row_elems < 72265 ? 1 : 76
       {10, 2, 39, 121161.31395788015},  // 1: outputs < 121161 ? 2 : 39
-      {11, 3, 12, 0.0004853553756896472},  // 2: row_share < 0.000485355 ? 3 : 12
-      {4, 4, 11, 181.01933598375618},  // 3: max_len < 181.019 ? 4 : 11
-      {9, 5, 10, 181.01933598375618},  // 4: max_row_elems < 181.019 ? 5 : 10
-      {11, 6, 7, 0.00012260725202238354},  // 5: row_share < 0.000122607 ? 6 : 7
-      {-1, 0, 5, 0.0},  // 6: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c65536
-      {3, 8, 9, 16504.19592103778},  // 7: nnz < 16504.2 ? 8 : 9
-      {-1, 5, 11, 0.0},  // 8: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.v2, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c262144, nnz_split.t256.v1.c65536
-      {-1, 16, 11, 0.0},  // 9: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v2.s1, block_row.t128.v2, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c262144
-      {-1, 27, 11, 0.0},  // 10: leaf: group_row.t128.v2.s4, group_row.t128.v1.s4, group_row.t128.v2.s2, block_row.t128.v2, block_row.t128.va, group_row.t128.v2.s1, block_row.t256.va, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c262144
-      {-1, 38, 5, 0.0},  // 11: leaf: block_row.t128.va, block_row.t256.va, group_row.t128.v1.s4, block_row.t512.va, nnz_split.t256.v1.c65536
-      {9, 13, 36, 4692.55751163478},  // 12: max_row_elems < 4692.56 ? 13 : 36
-      {9, 14, 31, 1567.673435381234},  // 13: max_row_elems < 1567.67 ? 14 : 31
-      {10, 15, 24, 14188.960215604242},  // 14: outputs < 14189 ? 15 : 24
-      {9, 16, 17, 11.313708498984761},  // 15: max_row_elems < 11.3137 ? 16 : 17
-      {-1, 43, 5, 0.0},  // 16: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c65536
-      {4, 18, 21, 5.656854249492381},  // 17: max_len < 5.65685 ? 18 : 21
-      {2, 19, 20, 45.254833995939045},  // 18: M < 45.2548 ? 19 : 20
-      {-1, 48, 14, 0.0},  // 19: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v4.s1, block_row.t128.v2, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536
-      {-1, 62, 12, 0.0},  // 20: leaf: block_row.t128.v2, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536
-      {4, 22, 23, 255.49951076274098},  // 21: max_len < 255.5 ? 22 : 23
-      {-1, 74, 4, 0.0},  // 22: leaf: block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v1.c65536
-      {-1, 78, 5, 0.0},  // 23: leaf: block_row.t256.va, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s4, nnz_split.t256.v1.c65536
-      {9, 25, 28, 724.0773439350247},  // 24: max_row_elems < 724.077 ? 25 : 28
-      {7, 26, 27, 18.660071265991174},  // 25: log2_bytes < 18.6601 ? 26 : 27
-      {-1, 83, 14, 0.0},  // 26: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.v2, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, nnz_split.t256.v1.c65536
-      {-1, 97, 13, 0.0},  // 27: leaf: block_row.t128.v2, group_row.t128.v2.s2, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t256.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {1, 29, 30, 1448.1546878700494},  // 28: B < 1448.15 ? 29 : 30
-      {-1, 110, 12, 0.0},  // 29: leaf: block_row.t128.va, block_row.t128.v2, block_row.t256.va, block_row.t512.va, group_row.t128.v2.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 122, 12, 0.0},  // 30: leaf: block_row.t128.v2, block_row.t128.va, block_row.t256.va, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {10, 32, 35, 28963.093757400988},  // 31: outputs < 28963.1 ? 32 : 35
-      {9, 33, 34, 2041.4950404054377},  // 32: max_row_elems < 2041.5 ? 33 : 34
-      {-1, 134, 4, 0.0},  // 33: leaf: block_row.t512.va, block_row.t256.va, block_row.t128.va, nnz_split.t256.v1.c65536
-      {-1, 138, 4, 0.0},  // 34: leaf: block_row.t256.va, block_row.t512.va, block_row.t128.va, nnz_split.t256.v1.c65536
-      {-1, 142, 12, 0.0},  // 35: leaf: block_row.t128.va, block_row.t128.v2, block_row.t256.va, block_row.t512.va, group_row.t128.v2.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
-      {11, 37, 38, 0.0019236368009812965},  // 36: row_share < 0.00192364 ? 37 : 38
-      {-1, 154, 12, 0.0},  // 37: leaf: block_row.t256.va, block_row.t128.va, block_row.t512.va, block_row.t128.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 166, 4, 0.0},  // 38: leaf: block_row.t512.va, block_row.t256.va, block_row.t128.va, nnz_split.t256.v1.c65536
-      {4, 40, 73, 143.10835055998655},  // 39: max_len < 143.108 ? 40 : 73
-      {5, 41, 70, 63.98714070021993},  // 40: avg_len < 63.9871 ? 41 : 70
-      {10, 42, 67, 7179109.105731713},  // 41: outputs < 7.17911e+06 ? 42 : 67
-      {2, 43, 54, 22.627416997969522},  // 42: M < 22.6274 ? 43 : 54
-      {5, 44, 51, 8.026369548536882},  // 43: avg_len < 8.02637 ? 44 : 51
-      {10, 45, 50, 370727.60009473265},  // 44: outputs < 370728 ? 45 : 50
-      {2, 46, 47, 2.8284271247461903},  // 45: M < 2.82843 ? 46 : 47
-      {-1, 170, 11, 0.0},  // 46: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s4, block_row.t128.v2, block_row.t128.va, block_row.t256.va, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c262144
-      {5, 48, 49, 1.0085448553878995},  // 47: avg_len < 1.00854 ? 48 : 49
-      {-1, 181, 14, 0.0},  // 48: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v2.s4, block_row.t128.v2, block_row.t128.va, block_row.t256.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 195, 14, 0.0},  // 49: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v4.s1, group_row.t128.v2.s4, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t256.va, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 209, 14, 0.0},  // 50: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v2.s4, block_row.t128.v2, nnz_split.t256.v4.ca, block_row.t128.va, nnz_split.t256.v2.c16384, block_row.t256.va, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {4, 52, 53, 45.254833995939045},  // 51: max_len < 45.2548 ? 52 : 53
-      {-1, 223, 14, 0.0},  // 52: leaf: group_row.t128.v2.s2, group_row.t128.v2.s4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t256.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 237, 10, 0.0},  // 53: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v2.c16384, block_row.t256.va, nnz_split.t256.v1.c65536, block_row.t512.va, nnz_split.t256.v2.c262144
-      {4, 55, 58, 11.313708498984761},  // 54: max_len < 11.3137 ? 55 : 58
-      {0, 56, 57, 2.8284271247461903},  // 55: elem_bytes < 2.82843 ? 56 : 57
-      {-1, 247, 13, 0.0},  // 56: leaf: group_row.t128.v8.s1, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t256.va, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 260, 12, 0.0},  // 57: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t256.va, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {2, 59, 62, 39.19183588453085},  // 58: M < 39.1918 ? 59 : 62
-      {5, 60, 61, 8.001042365175236},  // 59: avg_len < 8.00104 ? 60 : 61
-      {-1, 272, 13, 0.0},  // 60: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v4.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t256.va, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 285, 13, 0.0},  // 61: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.v2, group_row.t128.v4.s1, block_row.t128.va, block_row.t256.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {5, 63, 66, 32.600540068312775},  // 62: avg_len < 32.6005 ? 63 : 66
-      {3, 64, 65, 7959.222198179921},  // 63: nnz < 7959.22 ? 64 : 65
-      {-1, 298, 12, 0.0},  // 64: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t256.va, block_row.t128.v2, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
-      {-1, 310, 12, 0.0},  // 65: leaf: group_row.t128.v2.s1, block_row.t128.va, block_row.t128.v2, group_row.t128.v4.s1, block_row.t256.va, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 322, 12, 0.0},  // 66: leaf: block_row.t128.va, block_row.t256.va, group_row.t128.v2.s1, block_row.t128.v2, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {1, 68, 69, 32768.0},  // 67: B < 32768 ? 68 : 69
-      {-1, 334, 12, 0.0},  // 68: leaf: block_row.t128.va, group_row.t128.v4.s1, block_row.t256.va, block_row.t128.v2, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 346, 12, 0.0},  // 69: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t256.va, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v2.c262144
-      {2, 71, 72, 22.627416997969522},  // 70: M < 22.6274 ? 71 : 72
-      {-1, 358, 14, 0.0},  // 71: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.v2, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.c16384, block_row.t256.va, nnz_split.t256.v1.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 372, 13, 0.0},  // 72: leaf: group_row.t128.v2.s2, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v2, block_row.t256.va, group_row.t128.v4.s1, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
+      {5, 3, 20, 8.04863887083942},  // 2: avg_len < 8.04864 ? 3 : 20
+      {6, 4, 19, 2.0428937844387995},  // 3: skew < 2.04289 ? 4 : 19
+      {5, 5, 18, 8.022915968060783},  // 4: avg_len < 8.02292 ? 5 : 18
+      {2, 6, 17, 362.03867196751236},  // 5: M < 362.039 ? 6 : 17
+      {2, 7, 12, 7.4833147735478835},  // 6: M < 7.48331 ? 7 : 12
+      {6, 8, 9, 2.010939490908453},  // 7: skew < 2.01094 ? 8 : 9
+      {-1, 0, 3, 0.0},  // 8: leaf: group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va
+      {3, 10, 11, 45868.526791254146},  // 9: nnz < 45868.5 ? 10 : 11
+      {-1, 3, 4, 0.0},  // 10: leaf: group_row.t128.v1.s8, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va
+      {-1, 7, 11, 0.0},  // 11: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s16, group_row.t128.v1.s8, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144
+      {1, 13, 14, 1448.1546878700494},  // 12: B < 1448.15 ? 13 : 14
+      {-1, 18, 11, 0.0},  // 13: leaf: group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c262144
+      {2, 15, 16, 22.627416997969522},  // 14: M < 22.6274 ? 15 : 16
+      {-1, 29, 13, 0.0},  // 15: leaf: group_row.t128.v2.s4, group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144
+      {-1, 42, 12, 0.0},  // 16: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 54, 11, 0.0},  // 17: leaf: block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v1.s1, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
+      {-1, 65, 11, 0.0},  // 18: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s16, group_row.t128.v1.s8, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144
+      {-1, 76, 3, 0.0},  // 19: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1
+      {1, 21, 26, 512.0},  // 20: B < 512 ? 21 : 26
+      {9, 22, 25, 687.8139283265497},  // 21: max_row_elems < 687.814 ? 22 : 25
+      {5, 23, 24, 8.187496272661365},  // 22: avg_len < 8.1875 ? 23 : 24
+      {-1, 79, 4, 0.0},  // 23: leaf: group_row.t128.v1.s8, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1
+      {-1, 83, 3, 0.0},  // 24: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1
+      {-1, 86, 3, 0.0},  // 25: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1
+      {9, 27, 30, 181.01933598375618},  // 26: max_row_elems < 181.019 ? 27 : 30
+      {11, 28, 29, 0.0009971526680971037},  // 27: row_share < 0.000997153 ? 28 : 29
+      {-1, 89, 4, 0.0},  // 28: leaf: group_row.t128.v1.s8, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va
+      {-1, 93, 4, 0.0},  // 29: leaf: block_row.t128.va, group_row.t128.v1.s8, block_row.t512.va, group_row.t128.v1.s1
+      {9, 31, 34, 627.0693741524937},  // 30: max_row_elems < 627.069 ? 31 : 34
+      {1, 32, 33, 4096.000000000001},  // 31: B < 4096 ? 32 : 33
+      {-1, 97, 13, 0.0},  // 32: leaf: group_row.t128.v2.s4, block_row.t128.va, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 110, 11, 0.0},  // 33: leaf: group_row.t128.v2.s16, group_row.t128.v2.s4, group_row.t128.v1.s8, group_row.t128.v2.s2, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144
+      {4, 35, 38, 11583.823203070739},  // 34: max_len < 11583.8 ? 35 : 38
+      {9, 36, 37, 886.8100134752651},  // 35: max_row_elems < 886.81 ? 36 : 37
+      {-1, 121, 4, 0.0},  // 36: leaf: group_row.t128.v1.s8, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.va
+      {-1, 125, 3, 0.0},  // 37: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1
+      {-1, 128, 4, 0.0},  // 38: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s8, group_row.t128.v1.s1
+      {4, 40, 71, 143.10835055998655},  // 39: max_len < 143.108 ? 40 : 71
+      {5, 41, 66, 63.98714070021993},  // 40: avg_len < 63.9871 ? 41 : 66
+      {10, 42, 61, 7179109.105731713},  // 41: outputs < 7.17911e+06 ? 42 : 61
+      {2, 43, 46, 2.8284271247461903},  // 42: M < 2.82843 ? 43 : 46
+      {3, 44, 45, 1481554.0986518178},  // 43: nnz < 1.48155e+06 ? 44 : 45
+      {-1, 132, 11, 0.0},  // 44: leaf: group_row.t128.v2.s2, group_row.t128.v1.s1, group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s8, group_row.t128.v2.s16, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144
+      {-1, 143, 11, 0.0},  // 45: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s16, group_row.t128.v2.s1, group_row.t128.v1.s8, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v2.c262144
+      {5, 47, 50, 3.986799772453298},  // 46: avg_len < 3.9868 ? 47 : 50
+      {2, 48, 49, 362.03867196751236},  // 47: M < 362.039 ? 48 : 49
+      {-1, 154, 11, 0.0},  // 48: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 165, 11, 0.0},  // 49: leaf: block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {2, 51, 56, 39.19183588453085},  // 50: M < 39.1918 ? 51 : 56
+      {5, 52, 53, 8.012931449474461},  // 51: avg_len < 8.01293 ? 52 : 53
+      {-1, 176, 12, 0.0},  // 52: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v4.s1, group_row.t128.v1.s1, nnz_split.t256.v4.ca, block_row.t128.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {2, 54, 55, 11.313708498984761},  // 53: M < 11.3137 ? 54 : 55
+      {-1, 188, 13, 0.0},  // 54: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 201, 12, 0.0},  // 55: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {5, 57, 60, 32.600540068312775},  // 56: avg_len < 32.6005 ? 57 : 60
+      {10, 58, 59, 160529.75978303837},  // 57: outputs < 160530 ? 58 : 59
+      {-1, 213, 11, 0.0},  // 58: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
+      {-1, 224, 11, 0.0},  // 59: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 235, 11, 0.0},  // 60: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {6, 62, 65, 2.0036784289685445},  // 61: skew < 2.00368 ? 62 : 65
+      {0, 63, 64, 2.8284271247461903},  // 62: elem_bytes < 2.82843 ? 63 : 64
+      {-1, 246, 12, 0.0},  // 63: leaf: group_row.t128.v8.s1, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v2.c262144
+      {-1, 258, 11, 0.0},  // 64: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 269, 11, 0.0},  // 65: leaf: block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v1.s1, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
+      {2, 67, 68, 22.627416997969522},  // 66: M < 22.6274 ? 67 : 68
+      {-1, 280, 13, 0.0},  // 67: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {1, 69, 70, 11585.237502960395},  // 68: B < 11585.2 ? 69 : 70
+      {-1, 293, 12, 0.0},  // 69: leaf: block_row.t128.va, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 305, 12, 0.0},  // 70: leaf: group_row.t128.v2.s2, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v1.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
+      {2, 72, 73, 8.0},  // 71: M < 8 ? 72 : 73
+      {-1, 317, 11, 0.0},  // 72: leaf: group_row.t128.v2.s16, group_row.t128.v2.s4, group_row.t128.v2.s2, block_row.t128.va, group_row.t128.v1.s8, group_row.t128.v2.s1, group_row.t128.v1.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c262144
       {9, 74, 75, 4579.4672179195695},  // 73: max_row_elems < 4579.47 ? 74 : 75
-      {-1, 385, 10, 0.0},  // 74: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, block_row.t128.v2, block_row.t128.va, group_row.t128.v2.s1, block_row.t256.va, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536, block_row.t512.va, nnz_split.t256.v2.c262144
-      {1, 76, 77, 2896.309375740099},  // 75: B < 2896.31 ? 76 : 77
-      {-1, 395, 12, 0.0},  // 76: leaf: block_row.t256.va, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536, block_row.t128.v2, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 407, 12, 0.0},  // 77: leaf: block_row.t128.va, block_row.t256.va, block_row.t128.v2, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {7, 79, 84, 24.86143806398779},  // 78: log2_bytes < 24.8614 ? 79 : 84
-      {7, 80, 81, 23.246412927511},  // 79: log2_bytes < 23.2464 ? 80 : 81
-      {-1, 419, 12, 0.0},  // 80: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, block_row.t256.va, nnz_split.t256.v2.c262144, block_row.t128.va, block_row.t128.v2, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 328, 13, 0.0},  // 74: leaf: group_row.t128.v2.s4, block_row.t128.va, group_row.t128.v2.s2, group_row.t128.v2.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 341, 11, 0.0},  // 75: leaf: block_row.t128.va, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {7, 77, 84, 24.86143806398779},  // 76: log2_bytes < 24.8614 ? 77 : 84
+      {7, 78, 81, 23.246412927511},  // 77: log2_bytes < 23.2464 ? 78 : 81
+      {9, 79, 80, 79838.1466718761},  // 78: max_row_elems < 79838.1 ? 79 : 80
+      {-1, 352, 13, 0.0},  // 79: leaf: block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t128.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {-1, 365, 11, 0.0},  // 80: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
       {9, 82, 83, 130558.9960745716},  // 81: max_row_elems < 130559 ? 82 : 83
-      {-1, 431, 12, 0.0},  // 82: leaf: block_row.t512.va, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, block_row.t256.va, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v4.c262144, block_row.t128.v2, nnz_split.t256.v2.c262144, group_row.t128.v4.s1
-      {-1, 443, 12, 0.0},  // 83: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t256.va, block_row.t128.va, block_row.t128.v2, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {9, 85, 88, 182660.52972659416},  // 84: max_row_elems < 182661 ? 85 : 88
-      {7, 86, 87, 27.792375000646686},  // 85: log2_bytes < 27.7924 ? 86 : 87
-      {-1, 455, 12, 0.0},  // 86: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v1.c65536, block_row.t256.va, nnz_split.t256.v4.ca, block_row.t128.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, group_row.t128.v2.s1, block_row.t128.v2, group_row.t128.v4.s1
-      {-1, 467, 12, 0.0},  // 87: leaf: block_row.t256.va, block_row.t512.va, block_row.t128.va, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.ca, block_row.t128.v2, nnz_split.t256.v1.c65536, group_row.t128.v2.s1, nnz_split.t256.v2.c16384, group_row.t128.v4.s1
-      {7, 89, 94, 28.544647200591182},  // 88: log2_bytes < 28.5446 ? 89 : 94
-      {6, 90, 93, 651.6755247053279},  // 89: skew < 651.676 ? 90 : 93
-      {11, 91, 92, 0.00739933677621747},  // 90: row_share < 0.00739934 ? 91 : 92
-      {-1, 479, 12, 0.0},  // 91: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, group_row.t128.v2.s1, nnz_split.t256.v2.c262144, block_row.t256.va, nnz_split.t256.v1.c65536, nnz_split.t256.v4.ca, block_row.t128.va, nnz_split.t256.v2.c16384, block_row.t128.v2, group_row.t128.v4.s1
-      {-1, 491, 12, 0.0},  // 92: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t256.va, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v2, group_row.t128.v4.s1
-      {-1, 503, 12, 0.0},  // 93: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t256.va, block_row.t128.va, block_row.t128.v2, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {0, 95, 96, 2.8284271247461903},  // 94: elem_bytes < 2.82843 ? 95 : 96
-      {-1, 515, 13, 0.0},  // 95: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v1.c65536, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t256.va, group_row.t128.v2.s1, block_row.t128.va, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v8.s1
-      {1, 97, 98, 724.0773439350247},  // 96: B < 724.077 ? 97 : 98
-      {-1, 528, 12, 0.0},  // 97: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t256.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, block_row.t128.v2
-      {-1, 540, 12, 0.0},  // 98: leaf: nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t256.va, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v2, group_row.t128.v4.s1
+      {-1, 376, 11, 0.0},  // 82: leaf: block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {-1, 387, 11, 0.0},  // 83: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {9, 85, 86, 182660.52972659416},  // 84: max_row_elems < 182661 ? 85 : 86
+      {-1, 398, 11, 0.0},  // 85: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t128.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {7, 87, 96, 27.956140545560757},  // 86: log2_bytes < 27.9561 ? 87 : 96
+      {1, 88, 95, 724.0773439350247},  // 87: B < 724.077 ? 88 : 95
+      {0, 89, 92, 2.8284271247461903},  // 88: elem_bytes < 2.82843 ? 89 : 92
+      {7, 90, 91, 27.25675102196136},  // 89: log2_bytes < 27.2568 ? 90 : 91
+      {-1, 409, 12, 0.0},  // 90: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1
+      {-1, 421, 12, 0.0},  // 91: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v8.s1
+      {4, 93, 94, 7459.28280734817},  // 92: max_len < 7459.28 ? 93 : 94
+      {-1, 433, 11, 0.0},  // 93: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c262144, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v4.c262144, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {-1, 444, 11, 0.0},  // 94: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {-1, 455, 11, 0.0},  // 95: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {0, 97, 98, 2.8284271247461903},  // 96: elem_bytes < 2.82843 ? 97 : 98
+      {-1, 466, 12, 0.0},  // 97: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1
+      {-1, 478, 11, 0.0},  // 98: leaf: nnz_split.t256.v2.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v1.s1
   }};
-  static constexpr std::array<std::uint16_t, 552> leaf_configs = {8, 0, 2, 3, 11, 7, 4, 9, 8, 1, 0, 2, 3, 10, 13, 11, 9, 7, 8, 4, 1, 0, 2, 3, 10, 11, 13, 9, 8, 7, 1, 0, 4, 2, 10, 3, 11, 13, 0, 2, 8, 3, 11, 8, 0, 2, 3, 11, 7, 4, 9, 5, 1, 0, 2, 3, 12, 14, 15, 13, 10, 11, 1, 4, 5, 0, 2, 3, 15, 12, 14, 13, 10, 11, 0, 2, 3, 11, 2, 0, 3, 8, 11, 9, 7, 4, 5, 1, 0, 2, 3, 15, 10, 12, 14, 13, 11, 1, 7, 0, 4, 5, 2, 3, 15, 10, 12, 11, 14, 13, 0, 1, 2, 3, 4, 5, 15, 10, 12, 11, 14, 13, 1, 0, 2, 4, 3, 15, 5, 10, 12, 11, 14, 13, 3, 2, 0, 11, 2, 3, 0, 11, 0, 1, 2, 3, 4, 5, 15, 10, 11, 12, 13, 14, 2, 0, 3, 1, 10, 15, 11, 12, 13, 14, 4, 5, 3, 2, 0, 11, 7, 4, 9, 8, 1, 0, 2, 3, 10, 11, 13, 5, 4, 7, 9, 1, 0, 2, 15, 3, 10, 12, 11, 14, 13, 4, 7, 5, 9, 1, 0, 15, 2, 10, 3, 12, 11, 14, 13, 5, 4, 7, 9, 1, 15, 0, 10, 2, 12, 3, 11, 14, 13, 7, 9, 4, 5, 1, 0, 15, 2, 10, 12, 3, 11, 14, 13, 9, 7, 4, 1, 0, 10, 2, 11, 3, 13, 6, 5, 4, 1, 0, 15, 2, 3, 10, 12, 11, 14, 13, 5, 4, 1, 0, 15, 2, 10, 3, 12, 11, 14, 13, 4, 7, 5, 1, 0, 15, 10, 2, 12, 3, 11, 14, 13, 7, 4, 1, 5, 0, 2, 10, 15, 3, 12, 11, 14, 13, 3, 4, 2, 1, 0, 5, 15, 10, 11, 12, 13, 14, 4, 0, 1, 5, 2, 10, 3, 15, 12, 11, 14, 13, 0, 2, 4, 1, 5, 3, 15, 12, 10, 11, 14, 13, 0, 5, 2, 1, 4, 3, 15, 10, 12, 11, 14, 13, 5, 4, 1, 0, 10, 15, 2, 12, 11, 14, 3, 13, 9, 7, 4, 1, 0, 5, 10, 2, 11, 15, 12, 3, 14, 13, 7, 0, 4, 1, 2, 5, 11, 10, 12, 15, 3, 13, 14, 9, 7, 1, 0, 4, 2, 10, 11, 3, 13, 2, 3, 0, 4, 12, 10, 11, 1, 15, 5, 14, 13, 0, 2, 1, 4, 3, 11, 12, 10, 15, 5, 14, 13, 15, 10, 12, 3, 11, 14, 2, 13, 0, 1, 4, 5, 3, 11, 10, 15, 12, 2, 4, 0, 14, 1, 13, 5, 10, 15, 11, 12, 14, 13, 3, 2, 0, 1, 4, 5, 3, 12, 10, 11, 2, 15, 0, 14, 13, 4, 1, 5, 2, 3, 0, 14, 12, 13, 15, 1, 11, 4, 10, 5, 3, 12, 14, 4, 13, 2, 11, 15, 0, 10, 1, 5, 12, 11, 10, 15, 14, 13, 3, 2, 0, 4, 1, 5, 10, 12, 15, 11, 14, 13, 3, 2, 0, 1, 4, 5, 14, 15, 12, 13, 11, 10, 3, 2, 4, 0, 1, 5, 6, 14, 13, 12, 11, 15, 10, 3, 2, 4, 0, 5, 1, 13, 14, 12, 11, 15, 10, 3, 2, 0, 4, 1, 5};
+  static constexpr std::array<std::uint16_t, 489> leaf_configs = {2, 0, 1, 8, 2, 0, 1, 7, 6, 9, 8, 3, 2, 0, 1, 10, 11, 13, 2, 4, 3, 0, 1, 15, 14, 12, 11, 10, 13, 7, 3, 6, 2, 4, 0, 1, 15, 10, 12, 14, 11, 13, 6, 3, 2, 4, 0, 1, 15, 10, 12, 11, 14, 13, 0, 4, 2, 3, 1, 15, 10, 11, 13, 12, 14, 7, 6, 9, 8, 3, 2, 0, 1, 10, 11, 13, 0, 1, 2, 8, 0, 1, 2, 0, 1, 2, 1, 0, 2, 8, 2, 0, 1, 0, 8, 1, 2, 7, 0, 6, 3, 2, 4, 1, 15, 10, 12, 11, 14, 13, 9, 7, 8, 6, 0, 3, 2, 10, 1, 11, 13, 8, 0, 2, 1, 0, 1, 2, 1, 0, 8, 2, 6, 2, 3, 7, 8, 9, 0, 1, 10, 11, 13, 7, 6, 9, 3, 8, 2, 0, 10, 11, 1, 13, 4, 3, 2, 0, 15, 10, 1, 12, 11, 14, 13, 0, 4, 3, 1, 2, 15, 10, 12, 11, 14, 13, 3, 6, 4, 2, 15, 0, 10, 12, 11, 1, 14, 13, 7, 6, 3, 4, 2, 0, 10, 15, 11, 12, 1, 14, 13, 6, 3, 4, 2, 0, 10, 15, 12, 1, 11, 14, 13, 1, 3, 0, 2, 4, 15, 10, 11, 12, 13, 14, 3, 0, 4, 2, 10, 1, 15, 11, 12, 14, 13, 0, 3, 4, 1, 2, 11, 15, 12, 10, 14, 13, 5, 4, 3, 0, 2, 15, 10, 12, 11, 14, 1, 13, 4, 3, 0, 2, 10, 15, 11, 12, 1, 14, 13, 0, 4, 3, 1, 11, 12, 15, 10, 2, 13, 14, 7, 6, 3, 0, 4, 2, 10, 11, 15, 12, 1, 14, 13, 0, 6, 3, 2, 4, 10, 1, 15, 11, 12, 14, 13, 6, 0, 3, 4, 2, 11, 10, 12, 15, 1, 13, 14, 9, 7, 6, 0, 8, 3, 2, 11, 10, 1, 13, 7, 0, 6, 3, 15, 10, 2, 4, 1, 12, 11, 14, 13, 0, 3, 1, 11, 12, 10, 15, 2, 4, 14, 13, 1, 15, 10, 12, 11, 0, 14, 13, 7, 6, 3, 2, 4, 15, 10, 12, 11, 1, 14, 13, 0, 3, 2, 4, 1, 10, 15, 12, 11, 3, 0, 14, 13, 2, 4, 10, 11, 15, 12, 14, 13, 1, 0, 3, 2, 4, 1, 12, 11, 10, 15, 0, 14, 13, 3, 2, 4, 12, 11, 10, 14, 15, 13, 1, 3, 0, 2, 4, 5, 14, 12, 11, 13, 15, 10, 1, 3, 2, 0, 4, 5, 11, 12, 10, 13, 15, 1, 14, 0, 3, 2, 4, 10, 11, 12, 15, 14, 13, 1, 0, 3, 2, 4, 10, 12, 15, 11, 14, 13, 1, 0, 3, 2, 4, 14, 12, 15, 13, 11, 10, 1, 3, 0, 2, 4, 5, 13, 11, 14, 12, 15, 10, 1, 0, 3, 4, 2};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 16> fallback = {0, 2, 3, 11, 4, 1, 10, 13, 15, 12, 5, 14, 7, 6, 9, 8};
+  static constexpr std::array<std::uint16_t, 16> fallback = {0, 1, 2, 3, 10, 11, 13, 15, 12, 4, 14, 6, 5, 7, 8, 9};
 };
 
 struct jagged_dense_add {
