@@ -167,6 +167,40 @@ TEST(JaggedReduceSupports, FlatScanTilesAndWorkspace) {
   EXPECT_EQ(workspace_bytes({Strategy::flat_scan, 128, 0, 0}, p), 0u);
 }
 
+TEST(JaggedReduceSupports, FlatRowNeedsNarrowRowsAndAPowerOfTwoLanes) {
+  Problem p = valid_problem();  // f32, pointers 256-aligned
+  const Config c{Strategy::flat_row, 128, 0, 0, 8};
+  EXPECT_EQ(config_id(c), "flat_row.t128.s8");
+  for (int64_t m : {1, 2, 4}) {
+    p.M = m;
+    EXPECT_TRUE(supports(c, p).ok) << m;
+  }
+  p.M = 8;  // 32 bytes of f32
+  EXPECT_THAT(supports(c, p).reason, HasSubstr("flat_row needs M x element size to divide 16 bytes, got M=8"));
+  p.dtype = DType::bf16;
+  EXPECT_TRUE(supports(c, p).ok);
+  p.values = reinterpret_cast<const void*>(std::uintptr_t{264});
+  EXPECT_THAT(supports(c, p).reason, HasSubstr("flat_row needs values aligned to 16"));
+  p.values = reinterpret_cast<const void*>(std::uintptr_t{256});
+  EXPECT_THAT(supports({Strategy::flat_row, 128, 0, 0, 12}, p).reason, HasSubstr("got 12"));
+  EXPECT_THAT(supports({Strategy::flat_row, 128, 0, 0, 64}, p).reason, HasSubstr("from 2 to 32 lanes"));
+  EXPECT_THAT(supports({Strategy::flat_row, 128, 0, 0, 1}, p).reason, HasSubstr("got 1"));
+  EXPECT_THAT(supports({Strategy::flat_row, 128, 2, 0, 8}, p).reason, HasSubstr("no vec or chunk"));
+  EXPECT_THAT(supports({Strategy::flat_row, 96 + 1, 0, 0, 8}, p).reason, HasSubstr("multiple of 32 threads"));
+  EXPECT_EQ(workspace_bytes(c, p), 0u);
+  EXPECT_EQ(resolved(c, p), c);  // no auto field to fill: its loads are 16 bytes along the row
+}
+
+TEST(JaggedReduceConfigSpace, FlatRowTakesFourToThirtyTwoLanesPerRow) {
+  std::set<int> lanes;
+  for (const Config& c : config_space()) {
+    if (c.strategy != Strategy::flat_row) continue;
+    lanes.insert(c.slots);
+    EXPECT_EQ(config_from_json(to_json(c)), c);
+  }
+  EXPECT_EQ(lanes, (std::set<int>{4, 8, 16, 32}));
+}
+
 TEST(JaggedReduceValidate, NamesEachBadInputAndItsValue) {
   Problem p = valid_problem();
   p.M = 0;

@@ -31,6 +31,8 @@ enum class Strategy {
   flat_scan,  // narrow rows (M x element size divides 16 bytes): values read as one flat array of
               // 16-byte vectors, rows summed by a block-wide segmented scan, rows spread over
               // blocks finished as nnz_split's (one launch)
+  flat_row,   // narrow rows (M x element size divides 16 bytes): one group of `slots` lanes (<= 32)
+              // per row, reading the row as flat 16-byte vectors: uniform rows of 32-4096 entries
 };
 
 // vec = 0 and (nnz_split) chunk = 0 are "auto": resolved() fills them from the problem at every
@@ -39,19 +41,21 @@ struct Config {
   Strategy strategy = Strategy::block_row;
   int threads = 256;  // threads per block
   int vec = 1;        // elements per load along M (vec * sizeof(T) <= 16); 0: the widest legal
-                      // (flat_scan: always 0, its loads are 16 bytes along nnz)
+                      // (flat_scan, flat_row: always 0, their loads are 16 bytes along nnz)
   int chunk = 0;      // nnz_split: values elements (rows*M) per block, 0: about kAutoChunksPerSm
                       // blocks per SM (clamped to [kAutoChunkMin, kAutoChunkMax] elements);
                       // 0 for the other strategies
   int slots = 1;      // group_row: lane groups that split each row's elements (1-32), summed
                       // with warp shuffles; shortens each thread's serial walk of a short row.
-                      // 1 for the other strategies
+                      // flat_row: lanes per row (2-32, a power of two). 1 for the others
   friend bool operator==(const Config&, const Config&) = default;
 };
 
 // flat_scan: 16-byte vectors each thread loads, and the largest block (its shared arrays' size).
 inline constexpr int kFlatScanVectors = 4;
 inline constexpr int kFlatScanMaxThreads = 512;
+// flat_row: 16-byte vectors each lane has in flight per step of its row.
+inline constexpr int kFlatRowVectors = 4;
 
 inline constexpr int kAutoChunksPerSm = 32;
 inline constexpr int64_t kAutoChunkMin = 8192;

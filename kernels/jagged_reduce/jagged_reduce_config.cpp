@@ -22,6 +22,7 @@ const char* strategy_name(Strategy s) {
     case Strategy::group_row: return "group_row";
     case Strategy::nnz_split: return "nnz_split";
     case Strategy::flat_scan: return "flat_scan";
+    case Strategy::flat_row: return "flat_row";
   }
   return "?";
 }
@@ -31,6 +32,7 @@ Strategy parse_strategy(const std::string& s) {
   if (s == "group_row") return Strategy::group_row;
   if (s == "nnz_split") return Strategy::nnz_split;
   if (s == "flat_scan") return Strategy::flat_scan;
+  if (s == "flat_row") return Strategy::flat_row;
   throw InvalidArgument("unknown jagged_reduce strategy '" + s + "'");
 }
 
@@ -66,12 +68,20 @@ const std::vector<Config>& config_space() {
     // lanes (slots x lanes <= 32): there each of 1, 2, 4 slots about halved the time of rows of
     // 64-512 elements (session-14 database: B=8192 M=2 len<=256 f32 at v2, 82.1 / 46.5 / 27.8 us;
     // B=16384 M=1 len<=512 bf16 at v1, 185 / 108 / 60 us), and the trend had not stopped at 4.
+    // vec=8 stops at 8 slots, and nnz_split's vec=1 takes only the smallest and the auto chunk:
+    // without those four configs the session-18 databases' per-shape best moved by 1.0003 (at
+    // most 1.06 on a shape), so they only added near-ties for the heuristic to split.
     for (int slots : {1, 2, 4, 8, 16, 32})
-      for (int vec : {1, 2, 4, 8}) s.push_back({Strategy::group_row, 128, vec, 0, slots});
+      for (int vec : {1, 2, 4, 8})
+        if (vec < 8 || slots <= 8) s.push_back({Strategy::group_row, 128, vec, 0, slots});
     for (int chunk : {16384, 65536, 262144, 0})
-      for (int vec : {1, 2, 4}) s.push_back({Strategy::nnz_split, 256, vec, chunk});
+      for (int vec : {1, 2, 4})
+        if (vec > 1 || chunk == 16384 || chunk == 0) s.push_back({Strategy::nnz_split, 256, vec, chunk});
     // flat_scan, for M = 1-8: its one knob is the block (threads x 4 vectors of 16 bytes).
     for (int threads : {128, 256, 512}) s.push_back({Strategy::flat_scan, threads, 0, 0});
+    // flat_row, for M = 1-8: lanes per row (slots) as group_row's slots, for the same reason (the
+    // serial walk of each lane), from 4 for rows of a few vectors to a warp for rows of thousands.
+    for (int lanes : {4, 8, 16, 32}) s.push_back({Strategy::flat_row, 128, 0, 0, lanes});
     return s;
   }();
   return space;
@@ -79,6 +89,7 @@ const std::vector<Config>& config_space() {
 
 std::string config_id(const Config& c) {
   if (c.strategy == Strategy::flat_scan) return "flat_scan.t" + std::to_string(c.threads);
+  if (c.strategy == Strategy::flat_row) return "flat_row.t" + std::to_string(c.threads) + ".s" + std::to_string(c.slots);
   std::string id = std::string(strategy_name(c.strategy)) + ".t" + std::to_string(c.threads) + ".v" +
                    (c.vec == 0 ? std::string("a") : std::to_string(c.vec));
   if (c.strategy == Strategy::nnz_split) id += ".c" + (c.chunk == 0 ? std::string("a") : std::to_string(c.chunk));
@@ -92,7 +103,7 @@ namespace {
 Config resolve(const Config& c, const Problem& p, int64_t auto_chunk_sms) {
   Config r = c;
   const std::size_t s = dtype_size(p.dtype);
-  if (r.vec == 0 && r.strategy != Strategy::flat_scan) {
+  if (r.vec == 0 && r.strategy != Strategy::flat_scan && r.strategy != Strategy::flat_row) {
     r.vec = 1;
     for (int v : {8, 4, 2}) {
       if (v * s <= 16 && p.M % v == 0 && aligned(p.values, v * s) && aligned(p.out, v * s)) {
@@ -151,19 +162,26 @@ void validate(const Problem& p) {
 
 namespace {
 
-Legality flat_scan_supports(const Config& c, const Problem& p) {
+// What both flat strategies need: one 16-byte vector holds whole entries (M x element size divides
+// 16 bytes), values start on a vector and out on an entry (each row's outputs are one store).
+Legality narrow_rows_legality(const std::string& name, const Problem& p) {
   const std::size_t s = dtype_size(p.dtype);
   const auto row_bytes = static_cast<std::size_t>(p.M) * s;
+  if (row_bytes > 16 || 16 % row_bytes != 0) {
+    return Legality::no(name + " needs M x element size to divide 16 bytes, got M=" + std::to_string(p.M) + " x " +
+                        std::to_string(s) + " bytes");
+  }
+  if (!aligned(p.values, 16)) return Legality::no(name + " needs values aligned to 16 bytes");
+  if (!aligned(p.out, row_bytes)) return Legality::no(name + " needs out aligned to " + std::to_string(row_bytes) + " bytes");
+  return Legality::yes();
+}
+
+Legality flat_scan_supports(const Config& c, const Problem& p) {
   if (c.vec != 0 || c.chunk != 0 || c.slots != 1) {
     return Legality::no("flat_scan takes no vec, chunk or slots (got vec=" + std::to_string(c.vec) +
                         ", chunk=" + std::to_string(c.chunk) + ", slots=" + std::to_string(c.slots) + ")");
   }
-  if (row_bytes > 16 || 16 % row_bytes != 0) {
-    return Legality::no("flat_scan needs M x element size to divide 16 bytes, got M=" + std::to_string(p.M) + " x " +
-                        std::to_string(s) + " bytes");
-  }
-  if (!aligned(p.values, 16)) return Legality::no("flat_scan needs values aligned to 16 bytes");
-  if (!aligned(p.out, row_bytes)) return Legality::no("flat_scan needs out aligned to " + std::to_string(row_bytes) + " bytes");
+  if (Legality narrow = narrow_rows_legality("flat_scan", p); !narrow.ok) return narrow;
   if (c.threads < 32 || c.threads > kFlatScanMaxThreads || c.threads % 32 != 0) {
     return Legality::no("flat_scan needs a multiple of 32 threads up to " + std::to_string(kFlatScanMaxThreads) +
                         ", got " + std::to_string(c.threads));
@@ -175,6 +193,25 @@ Legality flat_scan_supports(const Config& c, const Problem& p) {
   return Legality::yes();
 }
 
+Legality flat_row_supports(const Config& c, const Problem& p) {
+  if (c.vec != 0 || c.chunk != 0) {
+    return Legality::no("flat_row takes no vec or chunk (got vec=" + std::to_string(c.vec) + ", chunk=" +
+                        std::to_string(c.chunk) + ")");
+  }
+  if (c.slots < 2 || c.slots > 32 || (c.slots & (c.slots - 1)) != 0) {
+    return Legality::no("flat_row needs a power of two from 2 to 32 lanes per row (slots), got " + std::to_string(c.slots));
+  }
+  if (c.threads < 32 || c.threads > 1024 || c.threads % 32 != 0) {
+    return Legality::no("flat_row needs a multiple of 32 threads up to 1024, got " + std::to_string(c.threads));
+  }
+  if (Legality narrow = narrow_rows_legality("flat_row", p); !narrow.ok) return narrow;
+  const int64_t rows_per_block = c.threads / c.slots;
+  if ((p.B + rows_per_block - 1) / rows_per_block > std::numeric_limits<int32_t>::max()) {
+    return Legality::no("B=" + std::to_string(p.B) + " needs more than 2^31-1 flat_row blocks");
+  }
+  return Legality::yes();
+}
+
 }  // namespace
 
 Legality supports(const Config& auto_config, const Problem& p) {
@@ -182,6 +219,7 @@ Legality supports(const Config& auto_config, const Problem& p) {
   const Config c = resolve(auto_config, p, std::numeric_limits<int32_t>::max());
   const std::size_t s = dtype_size(p.dtype);
   if (c.strategy == Strategy::flat_scan) return flat_scan_supports(c, p);
+  if (c.strategy == Strategy::flat_row) return flat_row_supports(c, p);
   if (c.vec * s > 16) {
     return Legality::no("vec=" + std::to_string(c.vec) + " x " + std::to_string(s) + " bytes exceeds 16-byte loads");
   }
@@ -235,19 +273,27 @@ int64_t flat_scan_tile(const Config& c, const Problem& p) {
   return int64_t{c.threads} * kFlatScanVectors * std::max<int64_t>(1, entries_per_vector);
 }
 
+namespace {
+
+// The workspace of the strategies that spread rows over blocks: an fp32 accumulator [B, M], then
+// `counters` arrival counters, rounded up to 16 bytes.
+std::size_t accumulator_bytes(const Problem& p, int64_t counters) {
+  const auto bytes = static_cast<std::size_t>(p.B * p.M) * sizeof(float) + static_cast<std::size_t>(counters) * sizeof(unsigned);
+  return (bytes + 15) / 16 * 16;
+}
+
+}  // namespace
+
 std::size_t workspace_bytes(const Config& c, const Problem& p) {
   if (p.B == 0) return 0;
-  if (c.strategy == Strategy::flat_scan) {
-    // fp32 accumulator [B, M] and one arrival counter per row, for rows spread over blocks.
-    const auto bytes = static_cast<std::size_t>(p.B * p.M) * sizeof(float) + static_cast<std::size_t>(p.B) * sizeof(unsigned);
-    return (bytes + 15) / 16 * 16;
+  switch (c.strategy) {
+    case Strategy::flat_scan: return accumulator_bytes(p, p.B);  // one counter per row
+    case Strategy::nnz_split: return accumulator_bytes(p, p.B * nnz_split_grid(c, p).col_tiles);  // per (row, column tile)
+    case Strategy::block_row:
+    case Strategy::group_row:
+    case Strategy::flat_row: return 0;
   }
-  if (c.strategy != Strategy::nnz_split) return 0;
-  // fp32 accumulator [B, M], then one arrival counter per (row, column tile); rounded to 16 bytes.
-  const NnzSplitGrid g = nnz_split_grid(c, p);
-  const auto bytes = static_cast<std::size_t>(p.B * p.M) * sizeof(float) +
-                     static_cast<std::size_t>(p.B * g.col_tiles) * sizeof(unsigned);
-  return (bytes + 15) / 16 * 16;
+  return 0;
 }
 
 }  // namespace aotune::jagged_reduce

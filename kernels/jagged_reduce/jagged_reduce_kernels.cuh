@@ -218,6 +218,16 @@ __device__ __forceinline__ void drain_row(float* __restrict__ acc_ws, T* __restr
   store<T, VEC>(out, b, M, c0, cols, scale, v);
 }
 
+// One block's arrival at a row spread over `others` + 1 blocks, after a __threadfence() that made
+// its atomics visible device-wide: true for the last to arrive, which resets the counter for the
+// next launch and may then read the others' sums (drain_row).
+__device__ __forceinline__ bool arrive_last(unsigned* counter, unsigned others) {
+  const bool last = atomicAdd(counter, 1u) == others;
+  if (last) *counter = 0;
+  __threadfence();  // the counter read is ordered before the reads of the other blocks' sums
+  return last;
+}
+
 // Block-wide sum over the ty row groups of pooled[VEC] (one partial per thread), through
 // part[blockDim.x * VEC] of shared memory; thread (ty = 0, tx) gets column tx's total in pooled.
 // ty_count must be a power of two (supports() keeps nnz_split's threads one). Every thread calls it.
@@ -417,10 +427,7 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
       if (first == last) {
         finishes = false;  // inside this chunk after all: drained below with the others
       } else {
-        unsigned* const counter = arrivals + r * int64_t(gridDim.y) + blockIdx.y;
-        finishes = atomicAdd(counter, 1u) == static_cast<unsigned>(last - first);
-        if (finishes) *counter = 0;  // every chunk of the row has arrived: reset for the next launch
-        __threadfence();  // the counter read is ordered before the reads of the other chunks' sums
+        finishes = arrive_last(arrivals + r * int64_t(gridDim.y) + blockIdx.y, static_cast<unsigned>(last - first));
       }
     }
     s_finish[k] = finishes;
@@ -466,11 +473,11 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
 
 // flat_scan, for narrow rows: M x sizeof(T) divides 16 bytes (M = 1, 2, 4 for fp32; 1, 2, 4, 8
 // for 16-bit types), so one 16-byte vector holds E = 16 / (M x sizeof(T)) whole entries. values
-// is read as one flat array, kFlatVectors vectors per thread, whatever rows they belong to: every
+// is read as one flat array, kFlatScanVectors vectors per thread, whatever rows they belong to: every
 // load is 16 bytes, where the row strategies give each row (or slot) lanes along M and so issue
 // M x sizeof(T)-byte loads (0.6-2.9 TB/s on M = 1-4, session 17).
 //
-// A block takes `range` entries (a whole number of tiles of blockDim.x x kFlatVectors vectors; as
+// A block takes `range` entries (a whole number of tiles of blockDim.x x kFlatScanVectors vectors; as
 // many blocks as the GPU holds at once) and walks them tile by tile, the next tile's loads in
 // flight while it sums the current one. Per tile, a thread sums each run of its entries that lies
 // in one row (a segment). A row that starts and ends inside the thread is complete and stored
@@ -488,8 +495,6 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
 // row starts in the tile once and marks, at each thread's slot, the last non-empty row starting at
 // or before the thread's first entry and after the previous thread's; a max-scan over the threads
 // fills in the threads that start inside a longer row.
-inline constexpr int kFlatVectors = kFlatScanVectors;        // 16-byte loads in flight per thread
-inline constexpr int kFlatMaxThreads = kFlatScanMaxThreads;  // supports() keeps blockDim.x at most this
 
 // Block-wide inclusive max-scan of v (one value per thread); warp_tmp holds one value per warp.
 __device__ __forceinline__ int64_t block_max_scan(int64_t v, int64_t* warp_tmp) {
@@ -573,21 +578,17 @@ __device__ __forceinline__ void flat_add_spread_row(const IndexT* __restrict__ o
   __threadfence();  // the adds are visible device-wide before the arrival
   const int64_t s = offsets[r], t = offsets[r + 1];
   const unsigned others = static_cast<unsigned>((t - 1) / range - s / range);
-  if (atomicAdd(arrivals + r, 1u) == others) {
-    arrivals[r] = 0;
-    __threadfence();  // the counter read is ordered before the reads of the other blocks' sums
-    drain_row<T, MC>(acc_ws, out, r, MC, 0, cols, row_scale(mean, t - s));
-  }
+  if (arrive_last(arrivals + r, others)) drain_row<T, MC>(acc_ws, out, r, MC, 0, cols, row_scale(mean, t - s));
 }
 
 // Entries [t0, t0 + kEntries) of values, those before `end`; zeros past it.
 template <typename T, int MC, int PER_VEC, int ENTRIES>
-__device__ __forceinline__ void flat_load(Vec<T, PER_VEC> (&v)[kFlatVectors], const T* __restrict__ values,
+__device__ __forceinline__ void flat_load(Vec<T, PER_VEC> (&v)[kFlatScanVectors], const T* __restrict__ values,
                                           int64_t t0, int64_t end) {
   if (t0 + ENTRIES <= end) {
     const auto* src = reinterpret_cast<const Vec<T, PER_VEC>*>(values + t0 * MC);
 #pragma unroll
-    for (int k = 0; k < kFlatVectors; ++k) v[k] = src[k];
+    for (int k = 0; k < kFlatScanVectors; ++k) v[k] = src[k];
   } else {
 #pragma unroll
     for (int i = 0; i < ENTRIES * MC; ++i) {
@@ -598,17 +599,17 @@ __device__ __forceinline__ void flat_load(Vec<T, PER_VEC> (&v)[kFlatVectors], co
 }
 
 template <typename T, typename IndexT, int MC>
-__global__ void __launch_bounds__(kFlatMaxThreads)
+__global__ void __launch_bounds__(kFlatScanMaxThreads)
     flat_scan_kernel(const T* __restrict__ values, const IndexT* __restrict__ offsets, const IndexT* __restrict__ fc,
                      T* __restrict__ out, float* __restrict__ acc_ws, unsigned* __restrict__ arrivals, int64_t B,
                      int64_t nnz, int64_t range, bool mean) {
   constexpr int kPerVec = 16 / sizeof(T);     // elements per vector
   constexpr int E = kPerVec / MC;             // entries per vector
-  constexpr int kEntries = E * kFlatVectors;  // entries per thread and tile
+  constexpr int kEntries = E * kFlatScanVectors;  // entries per thread and tile
   static_assert(E * MC == kPerVec, "M x sizeof(T) must divide 16");
-  __shared__ int64_t s_first[kFlatMaxThreads];  // marks, then each thread's first row
-  __shared__ int64_t s_warp_key[kFlatMaxThreads / 32];
-  __shared__ float s_warp_val[kFlatMaxThreads / 32 * MC];
+  __shared__ int64_t s_first[kFlatScanMaxThreads];  // marks, then each thread's first row
+  __shared__ int64_t s_warp_key[kFlatScanMaxThreads / 32];
+  __shared__ float s_warp_val[kFlatScanMaxThreads / 32 * MC];
   __shared__ int64_t s_r_lo;  // the first row the tile's walk over row starts looks at
   __shared__ int64_t s_carry_key;
   __shared__ float s_carry_val[MC];
@@ -620,7 +621,7 @@ __global__ void __launch_bounds__(kFlatMaxThreads)
 
   // The first tile's loads, in flight while the block finds its first row: the one holding bb,
   // then back over the empty rows that start at bb (this block owns them).
-  Vec<T, kPerVec> v[kFlatVectors];
+  Vec<T, kPerVec> v[kFlatScanVectors];
   flat_load<T, MC, kPerVec, kEntries>(v, values, bb + int64_t(threadIdx.x) * kEntries, be);
   const int64_t r0 = bb < be ? block_find_row(offsets, B, bb) : 0;
   if (threadIdx.x == 0) {
@@ -638,7 +639,7 @@ __global__ void __launch_bounds__(kFlatMaxThreads)
     const int64_t t_begin = tb + int64_t(threadIdx.x) * kEntries;
     const int64_t t_end = min(te, t_begin + kEntries);
     const bool active = t_begin < t_end;
-    Vec<T, kPerVec> next[kFlatVectors];
+    Vec<T, kPerVec> next[kFlatScanVectors];
     if (!last_tile) flat_load<T, MC, kPerVec, kEntries>(next, values, t_begin + tile, be);
 
     // Every row from s_r_lo that starts before te (and, in the last tile, at nnz): zeros for the
@@ -754,7 +755,7 @@ __global__ void __launch_bounds__(kFlatMaxThreads)
       }
     }
 #pragma unroll
-    for (int q = 0; q < kFlatVectors; ++q) v[q] = next[q];
+    for (int q = 0; q < kFlatScanVectors; ++q) v[q] = next[q];
   }
 }
 

@@ -12,6 +12,7 @@
 #include "kernels/common/device_props.h"
 #include "kernels/common/errors.h"
 #include "kernels/jagged_reduce/jagged_reduce.h"
+#include "kernels/jagged_reduce/jagged_reduce_flat_row.cuh"
 #include "kernels/jagged_reduce/jagged_reduce_kernels.cuh"
 
 namespace aotune::jagged_reduce {
@@ -69,7 +70,8 @@ void launch_vec(const Config& c, const Problem& p, void* workspace, cudaStream_t
       break;
     }
     case Strategy::flat_scan:
-      throw InvalidArgument("jagged_reduce: flat_scan has no vec instances (launch_index sends it to launch_flat_scan)");
+    case Strategy::flat_row:
+      throw InvalidArgument("jagged_reduce: " + config_id(c) + " has no vec instances (launch_index sends it to its per-M launch)");
   }
   AOTUNE_CUDA_CHECK_LAUNCH();
 }
@@ -108,19 +110,40 @@ void launch_flat_scan(const Config& c, const Problem& p, void* workspace, cudaSt
   AOTUNE_CUDA_CHECK_LAUNCH();
 }
 
+// flat_row: one instance per M, blockDim.x / slots rows per block.
+template <typename T, typename IndexT, int MC>
+void launch_flat_row(const Config& c, const Problem& p, cudaStream_t stream) {
+  const int rows_per_block = c.threads / c.slots;  // supports(): slots divides 32, threads a multiple of 32
+  const int64_t blocks = (p.B + rows_per_block - 1) / rows_per_block;  // supports(): < 2^31
+  device::flat_row_kernel<T, IndexT, MC><<<static_cast<unsigned>(blocks), c.threads, 0, stream>>>(
+      static_cast<const T*>(p.values), static_cast<const IndexT*>(p.offsets),
+      static_cast<const IndexT*>(p.feature_counts), static_cast<T*>(p.out), p.B, c.slots, p.op == Op::mean);
+  AOTUNE_CUDA_CHECK_LAUNCH();
+}
+
+// Calls f(std::integral_constant<int, M>{}) for the narrow M the flat strategies have instances
+// of: M x sizeof(T) divides 16 bytes.
+template <typename T, typename F>
+void with_narrow_m(const Config& c, const Problem& p, F&& f) {
+  switch (p.M) {
+    case 1: return f(std::integral_constant<int, 1>{});
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 4: return f(std::integral_constant<int, 4>{});
+    case 8:
+      if constexpr (sizeof(T) * 8 <= 16) return f(std::integral_constant<int, 8>{});
+      break;
+  }
+  throw InvalidArgument("jagged_reduce: " + config_id(c) + " needs M x element size to divide 16 bytes, got M=" +
+                        std::to_string(p.M));
+}
+
 template <typename T, typename IndexT>
 void launch_index(const Config& c, const Problem& p, void* workspace, cudaStream_t stream) {
   if (c.strategy == Strategy::flat_scan) {
-    switch (p.M) {
-      case 1: return launch_flat_scan<T, IndexT, 1>(c, p, workspace, stream);
-      case 2: return launch_flat_scan<T, IndexT, 2>(c, p, workspace, stream);
-      case 4: return launch_flat_scan<T, IndexT, 4>(c, p, workspace, stream);
-      case 8:
-        if constexpr (sizeof(T) * 8 <= 16) return launch_flat_scan<T, IndexT, 8>(c, p, workspace, stream);
-        break;
-    }
-    throw InvalidArgument("jagged_reduce: flat_scan needs M x element size to divide 16 bytes, got M=" +
-                          std::to_string(p.M));
+    return with_narrow_m<T>(c, p, [&](auto mc) { launch_flat_scan<T, IndexT, decltype(mc)::value>(c, p, workspace, stream); });
+  }
+  if (c.strategy == Strategy::flat_row) {
+    return with_narrow_m<T>(c, p, [&](auto mc) { launch_flat_row<T, IndexT, decltype(mc)::value>(c, p, stream); });
   }
   switch (c.vec) {
     case 1: return launch_vec<T, IndexT, 1>(c, p, workspace, stream);
