@@ -102,6 +102,18 @@ TEST(RowBound, HoldsWhereTheLongestRowInOneBlockOutlastsTheWholeProblem) {
   EXPECT_TRUE(heuristics::reduces_each_row_in_one_block("jagged_mean", "group_row.t128.v4.s4"));
   EXPECT_FALSE(heuristics::reduces_each_row_in_one_block("jagged_sum", "nnz_split.t256.v2.ca"));
   EXPECT_FALSE(heuristics::reduces_each_row_in_one_block("jagged_dense_add", "block_row.t128.va"));
+  // Every jagged_reduce config, by what its strategy does with a row: a new strategy has to be
+  // classified here, or a huge row could be sent to a single warp.
+  for (const jagged_reduce::Config& c : jagged_reduce::config_space()) {
+    const bool one_block = c.strategy == jagged_reduce::Strategy::block_row ||
+                           c.strategy == jagged_reduce::Strategy::group_row ||
+                           c.strategy == jagged_reduce::Strategy::flat_row;
+    const bool spread = c.strategy == jagged_reduce::Strategy::nnz_split ||
+                        c.strategy == jagged_reduce::Strategy::flat_scan;
+    ASSERT_TRUE(one_block != spread) << "unclassified strategy: " << jagged_reduce::config_id(c);
+    EXPECT_EQ(heuristics::reduces_each_row_in_one_block("jagged_sum", jagged_reduce::config_id(c)), one_block)
+        << jagged_reduce::config_id(c);
+  }
   // By name, on the kernel's own feature list; other kernels never.
   const Features f = jagged_reduce::features(DType::bf16, 2048, 256, 3376000, 200000);
   EXPECT_TRUE(heuristics::longest_row_past_bound("jagged_sum", f));
