@@ -19,12 +19,14 @@ int Heuristic::depth() const {
 }
 
 Choice route(const Heuristic& h, const TrainingSet& ts, std::size_t row) {
-  // As the dispatch library will: row-per-block configs are passed over past the bound.
-  const bool bound = longest_row_past_bound(ts.kernel, ts.feature_names, ts.features_of(row));
+  // As the dispatch library will: configs holding a row in one block or warp are passed over
+  // where that row alone outlasts the whole problem (row_bound.h).
+  const double* x = ts.features_of(row);
+  const bool bound = longest_row_past_bound(ts.kernel, ts.feature_names, x);
   return choose_config_avoiding(
-      h.view(), ts.features_of(row), ts.default_config, static_cast<uint32_t>(ts.num_configs()),
+      h.view(), x, ts.default_config, static_cast<uint32_t>(ts.num_configs()),
       [&](uint32_t c) { return ts.is_legal(row, c); },
-      [&](uint32_t c) { return bound && reduces_each_row_in_one_block(ts.kernel, ts.config_ids[c]); });
+      [&](uint32_t c) { return bound && config_past_row_bound(ts.kernel, ts.config_ids[c], ts.feature_names, x); });
 }
 
 std::vector<std::string> unsound_training_routes(const Heuristic& h, const TrainingSet& ts) {

@@ -1,22 +1,31 @@
 // The one rule a heuristic takes from outside its database: a bandwidth bound on configs that
-// reduce each row inside one thread block (jagged_sum / jagged_mean's block_row and group_row).
+// reduce each row inside one thread block or warp (jagged_sum / jagged_mean's block_row,
+// group_row and flat_row).
 //
-// Such a config cannot finish before its longest row has streamed through one block. The fastest
-// any of them moved one row in the sm90 databases is 38-39 GB/s; at a generous 100 GB/s, when
-// that row alone takes longer than the whole problem at the copy ceiling plus a launch, the config
-// is at least ~2.6x off the ideal, where the configs that split rows over blocks (nnz_split) come
-// within 1.1-1.5x on large shapes. On the session-8 databases no shape past the bound has a
-// row-per-block config within 1.2x of its best (42 jagged_sum and 45 jagged_mean shapes), and
-// where such a config is competitive the ratio is at most 0.65.
+// Such a config cannot finish before its longest row has streamed through the threads it gives
+// a row. How fast that can go depends on the bytes those threads keep in flight: the fastest any
+// config moved one row in the session-19 sm90 databases was 37 GB/s for block_row (32 KB in
+// flight per row: 512 threads x 16 bytes x 4 loads), 30 GB/s for group_row (M x element size x
+// slots x 4 loads: 1.8 per microsecond of its bytes in flight at best) and 4.5 GB/s for
+// flat_row (lanes x 4 vectors of 16 bytes: 0.56 per microsecond). The bound takes a generous
+// rate: 100 GB/s for block_row (as since session 8), and kInFlightPerUs = 8 per microsecond of
+// the bytes in flight for the group configs, capped at 100 GB/s. When the longest row alone at
+// that rate outlasts the whole problem at the copy ceiling plus a launch, the config is passed
+// over. On the session-19 databases every config the bound passes over is at least 1.76x off
+// its shape's best (1746 of jagged_sum's cells, 1787 of jagged_mean's).
 //
 // The trees cannot learn this where the grid has no such shape: the peer benchmark's one_huge
 // (B=2048 M=256 bf16, one 200000-element row of 102 MB among 2047 rows of about 1560) fell in a
 // leaf learnt from long uniform rows and got block_row.t512 at 5.4 ms, against 0.57 ms for
-// nnz_split. So the fitter's scoring (route()), the dispatch library and `explain` all pass over
-// such configs when the bound holds and any other legal config exists. Header-only: the dispatch
-// library uses it without the fitting code.
+// nnz_split; and a held-out B=64 M=16 len<=8192 f32 (rows of 512 KB) got group_row.t128.v1.s2
+// at 73x its best (session 19, fit draw 6: 512 bytes in flight per row, where the earlier
+// one-rate bound, 100 GB/s for every config, let it through). So the fitter's scoring
+// (route()), the dispatch library and `explain` all pass over such configs when the bound holds
+// and any other legal config exists. Header-only: the dispatch library uses it without the
+// fitting code.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -29,6 +38,7 @@
 namespace aotune::heuristics {
 
 inline constexpr double kOneBlockBytesPerUs = 100e3;  // 100 GB/s
+inline constexpr double kInFlightPerUs = 8.0;  // a group config's row rate per byte in flight
 inline constexpr double kCopyCeilingBytesPerUs = 4.3e6;  // the H200's copy ceiling (BENCH.md)
 inline constexpr double kLaunchUs = 5.0;
 
@@ -39,33 +49,53 @@ inline bool has_row_per_block_configs(std::string_view kernel) {
 
 // Whether config `id` of `kernel` is one of those: block_row (a block per row), group_row and
 // flat_row (a group of lanes inside one warp per row). nnz_split and flat_scan spread rows over
-// blocks. (Left out of this list in session 19, flat_row took a held-out one_huge shape at 73x.)
+// blocks.
 inline bool reduces_each_row_in_one_block(std::string_view kernel, std::string_view id) {
   return has_row_per_block_configs(kernel) &&
          (id.starts_with("block_row.") || id.starts_with("group_row.") || id.starts_with("flat_row."));
 }
 
-// The bound itself, on the jagged_reduce features (kernels/jagged_reduce, features()).
-inline bool longest_row_past_bound(double max_row_elems, double elem_bytes, double log2_bytes) {
-  const double row_us = max_row_elems * elem_bytes / kOneBlockBytesPerUs;
-  const double ideal_us = std::exp2(log2_bytes) / kCopyCeilingBytesPerUs + kLaunchUs;
-  return row_us > ideal_us;
+// The whole problem at the copy ceiling plus a launch: what the longest row is held against.
+inline double ideal_us(double log2_bytes) { return std::exp2(log2_bytes) / kCopyCeilingBytesPerUs + kLaunchUs; }
+
+// The slowest rate row_rate_bytes_per_us() gives any config at this M: group_row with one slot,
+// flat_row with two lanes.
+inline double slowest_row_rate_bytes_per_us(double m, double elem_bytes) {
+  return std::min({kOneBlockBytesPerUs, kInFlightPerUs * m * elem_bytes * 4, kInFlightPerUs * 2 * 16.0 * 4});
 }
 
-// The same, with the features looked up by name: `at(i)` gives the i-th (name, value) of n.
-// False for a kernel without these features or one whose configs the bound spares. No allocation:
-// the dispatch library calls it on every jagged call.
+// The bound at the slowest rate, on the jagged_reduce features (kernels/jagged_reduce,
+// features()): false means no config is past it, so the dispatch library looks no further.
+inline bool longest_row_past_bound(double max_row_elems, double elem_bytes, double log2_bytes, double m) {
+  return max_row_elems * elem_bytes / slowest_row_rate_bytes_per_us(m, elem_bytes) > ideal_us(log2_bytes);
+}
+
+// The features the bound reads, looked up by name: `at(i)` gives the i-th (name, value) of n.
+// No allocation: the dispatch library reads them on every jagged call.
+struct RowBoundFeatures {
+  double max_row_elems = -1, elem_bytes = -1, log2_bytes = -1, m = -1;
+  bool known() const { return max_row_elems >= 0 && elem_bytes > 0 && log2_bytes >= 0 && m > 0; }
+};
+
+template <typename At>
+RowBoundFeatures row_bound_features_at(std::size_t n, At&& at) {
+  RowBoundFeatures f;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto [name, value] = at(i);
+    if (name == "max_row_elems") f.max_row_elems = value;
+    if (name == "elem_bytes") f.elem_bytes = value;
+    if (name == "log2_bytes") f.log2_bytes = value;
+    if (name == "M") f.m = value;
+  }
+  return f;
+}
+
+// longest_row_past_bound() on a feature list; false for a kernel the bound spares.
 template <typename At>
 bool longest_row_past_bound_at(std::string_view kernel, std::size_t n, At&& at) {
   if (!has_row_per_block_configs(kernel)) return false;
-  double row = -1, elem = -1, log2_bytes = -1;
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto [name, value] = at(i);
-    if (name == "max_row_elems") row = value;
-    if (name == "elem_bytes") elem = value;
-    if (name == "log2_bytes") log2_bytes = value;
-  }
-  return row >= 0 && elem > 0 && log2_bytes >= 0 && longest_row_past_bound(row, elem, log2_bytes);
+  const RowBoundFeatures f = row_bound_features_at(n, at);
+  return f.known() && longest_row_past_bound(f.max_row_elems, f.elem_bytes, f.log2_bytes, f.m);
 }
 
 // On parallel name and value lists (the fitter's training set).
@@ -80,6 +110,58 @@ inline bool longest_row_past_bound(std::string_view kernel, const std::vector<st
 inline bool longest_row_past_bound(std::string_view kernel,
                                    const std::vector<std::pair<std::string, double>>& features) {
   return longest_row_past_bound_at(kernel, features.size(), [&](std::size_t i) {
+    return std::pair<std::string_view, double>(features[i].first, features[i].second);
+  });
+}
+
+// The number after ".<key>" in a config id ("group_row.t128.v2.s16": 's' -> 16), 0 if absent.
+inline int config_id_field(std::string_view id, char key) {
+  for (std::size_t p = id.find('.'); p != std::string_view::npos; p = id.find('.', p + 1)) {
+    if (p + 1 >= id.size() || id[p + 1] != key) continue;
+    int v = 0;
+    for (std::size_t i = p + 2; i < id.size() && id[i] >= '0' && id[i] <= '9'; ++i) v = v * 10 + (id[i] - '0');
+    return v;
+  }
+  return 0;
+}
+
+// Bytes per microsecond config `id` of `kernel` streams through one row at best, generously (see
+// the top of this file); 0 for a config that spreads rows over blocks, which the bound spares.
+inline double row_rate_bytes_per_us(std::string_view kernel, std::string_view id, double m, double elem_bytes) {
+  if (!reduces_each_row_in_one_block(kernel, id)) return 0;
+  if (id.starts_with("block_row.")) return kOneBlockBytesPerUs;
+  // At least 1 slot / 2 lanes, as supports() allows, so slowest_row_rate_bytes_per_us() holds.
+  double in_flight = 0;
+  if (id.starts_with("group_row.")) {
+    in_flight = std::max(1, config_id_field(id, 's')) * m * elem_bytes * 4;  // every column's lanes, slots x 4 loads
+  } else {  // flat_row
+    in_flight = std::max(2, config_id_field(id, 's')) * 16.0 * 4;  // lanes x 4 vectors of 16 bytes
+  }
+  return std::min(kOneBlockBytesPerUs, kInFlightPerUs * in_flight);
+}
+
+// Whether config `id`'s longest row alone, at its rate, outlasts the whole problem at the copy
+// ceiling plus a launch. Implies longest_row_past_bound() on the same features (no config's rate
+// is below the slowest), which the dispatch library checks first.
+template <typename At>
+bool config_past_row_bound_at(std::string_view kernel, std::string_view id, std::size_t n, At&& at) {
+  if (!has_row_per_block_configs(kernel)) return false;
+  const RowBoundFeatures f = row_bound_features_at(n, at);
+  if (!f.known()) return false;
+  const double rate = row_rate_bytes_per_us(kernel, id, f.m, f.elem_bytes);
+  return rate > 0 && f.max_row_elems * f.elem_bytes / rate > ideal_us(f.log2_bytes);
+}
+
+inline bool config_past_row_bound(std::string_view kernel, std::string_view id, const std::vector<std::string>& names,
+                                  const double* values) {
+  return config_past_row_bound_at(kernel, id, names.size(), [&](std::size_t i) {
+    return std::pair<std::string_view, double>(names[i], values[i]);
+  });
+}
+
+inline bool config_past_row_bound(std::string_view kernel, std::string_view id,
+                                  const std::vector<std::pair<std::string, double>>& features) {
+  return config_past_row_bound_at(kernel, id, features.size(), [&](std::size_t i) {
     return std::pair<std::string_view, double>(features[i].first, features[i].second);
   });
 }

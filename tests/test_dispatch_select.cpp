@@ -92,13 +92,48 @@ TEST(DispatchSelect, PassesOverRowPerBlockConfigsPastTheOneBlockRowBound) {
   EXPECT_TRUE(id_of(select_jagged_reduce(store, p, 200000, 80)).starts_with("nnz_split."));
 }
 
+// Session 19, fit draw 6: held-out B=64 M=16 len<=8192 f32 (rows up to 512 KB, 16.8 MB in all)
+// went to group_row.t128.v1.s2, 73x its best: 512 bytes in flight per row (16 lanes x 4 bytes x
+// 2 slots x 4 loads), where the one-rate bound of 100 GB/s let every row config through.
+TEST(RowBound, GroupConfigsAreBoundByTheBytesTheyKeepInFlightPerRow) {
+  EXPECT_EQ(heuristics::config_id_field("group_row.t128.v2.s16", 's'), 16);
+  EXPECT_EQ(heuristics::config_id_field("group_row.t128.v2.s16", 'v'), 2);
+  EXPECT_EQ(heuristics::config_id_field("flat_row.t128.s32", 's'), 32);
+  EXPECT_EQ(heuristics::config_id_field("block_row.t128.va", 'v'), 0);  // auto
+  EXPECT_DOUBLE_EQ(heuristics::row_rate_bytes_per_us("jagged_sum", "group_row.t128.v1.s2", 16, 4),
+                   heuristics::kInFlightPerUs * 512);
+  EXPECT_DOUBLE_EQ(heuristics::row_rate_bytes_per_us("jagged_sum", "flat_row.t128.s32", 1, 4),
+                   heuristics::kInFlightPerUs * 32 * 64);
+  EXPECT_DOUBLE_EQ(heuristics::row_rate_bytes_per_us("jagged_mean", "group_row.t128.v4.s1", 1024, 4),
+                   heuristics::kOneBlockBytesPerUs);  // capped
+  EXPECT_DOUBLE_EQ(heuristics::row_rate_bytes_per_us("jagged_sum", "block_row.t512.va", 16, 4),
+                   heuristics::kOneBlockBytesPerUs);
+  EXPECT_EQ(heuristics::row_rate_bytes_per_us("jagged_sum", "nnz_split.t256.v1.c16384", 16, 4), 0.0);
+  EXPECT_EQ(heuristics::row_rate_bytes_per_us("jagged_sum", "flat_scan.t128", 1, 4), 0.0);
+
+  const Features f = jagged_reduce::features(DType::f32, 64, 16, 64 * 4096, 8192);
+  EXPECT_TRUE(heuristics::longest_row_past_bound("jagged_sum", f));  // the cheap check lets it in
+  EXPECT_TRUE(heuristics::config_past_row_bound("jagged_sum", "group_row.t128.v1.s2", f));
+  EXPECT_TRUE(heuristics::config_past_row_bound("jagged_sum", "flat_row.t128.s4", f));
+  EXPECT_FALSE(heuristics::config_past_row_bound("jagged_sum", "block_row.t512.va", f));  // 5 us a row
+  EXPECT_FALSE(heuristics::config_past_row_bound("jagged_sum", "nnz_split.t256.v1.c16384", f));
+  EXPECT_FALSE(heuristics::config_past_row_bound("jagged_dense_add", "group_row.t128.v1.s2", f));
+  // Short rows (len <= 64): no row config is past it.
+  const Features short_rows = jagged_reduce::features(DType::f32, 16384, 16, 16384 * 32, 64);
+  EXPECT_FALSE(heuristics::config_past_row_bound("jagged_sum", "group_row.t128.v1.s2", short_rows));
+}
+
 TEST(RowBound, HoldsWhereTheLongestRowInOneBlockOutlastsTheWholeProblem) {
   // The peer one_huge: 102 MB row (1 ms at 100 GB/s) against 1.73 GB in all (0.41 ms).
-  EXPECT_TRUE(heuristics::longest_row_past_bound(200000.0 * 256, 2, std::log2(1.73e9)));
-  // Uniform B=1024 M=256 len <= 1024 f32: 1 MB rows, 0.54 GB in all.
-  EXPECT_FALSE(heuristics::longest_row_past_bound(1024.0 * 256, 4, std::log2(0.54e9)));
-  // Small problems: the launch dominates both sides.
-  EXPECT_FALSE(heuristics::longest_row_past_bound(1000.0 * 8, 4, std::log2(64e3)));
+  const Features huge = jagged_reduce::features(DType::bf16, 2048, 256, 3376000, 200000);
+  EXPECT_TRUE(heuristics::config_past_row_bound("jagged_sum", "block_row.t512.va", huge));
+  // Uniform B=1024 M=256 len <= 1024 f32: 1 MB rows (10 us at 100 GB/s), 0.54 GB in all.
+  const Features uniform = jagged_reduce::features(DType::f32, 1024, 256, 1024 * 512, 1024);
+  EXPECT_FALSE(heuristics::config_past_row_bound("jagged_sum", "block_row.t512.va", uniform));
+  EXPECT_FALSE(heuristics::config_past_row_bound("jagged_sum", "group_row.t128.v4.s1", uniform));  // 100 GB/s too
+  // Small problems: the launch dominates both sides, for the slowest row config too.
+  EXPECT_FALSE(heuristics::longest_row_past_bound(16.0 * 8, 4, std::log2(64e3), 8));
+  EXPECT_TRUE(heuristics::longest_row_past_bound(200000.0 * 256, 2, std::log2(1.73e9), 256));
   EXPECT_TRUE(heuristics::reduces_each_row_in_one_block("jagged_mean", "group_row.t128.v4.s4"));
   EXPECT_FALSE(heuristics::reduces_each_row_in_one_block("jagged_sum", "nnz_split.t256.v2.ca"));
   EXPECT_FALSE(heuristics::reduces_each_row_in_one_block("jagged_dense_add", "block_row.t128.va"));

@@ -38,12 +38,17 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
   std::vector<double> x;
   for (const auto& [name, value] : info.features) x.push_back(value);
   auto legal = [&](uint32_t c) { return c < info.legality.size() && info.legality[c].ok; };
-  // As select_config(): past the one-block row bound, configs holding a row in one block are
-  // passed over (heuristics/row_bound.h).
+  // As select_config(): past the row bound, configs holding a row in one block or warp too
+  // slowly for it are passed over (heuristics/row_bound.h).
   const bool bound = heuristics::longest_row_past_bound(kernel.name(), info.features);
   auto avoid = [&](uint32_t c) {
-    return bound && heuristics::reduces_each_row_in_one_block(kernel.name(), kernel.config_id(c));
+    return bound && heuristics::config_past_row_bound(kernel.name(), kernel.config_id(c), info.features);
   };
+  double m = 0, elem_bytes = 0;
+  for (const auto& [name, value] : info.features) {
+    if (name == "M") m = value;
+    if (name == "elem_bytes") elem_bytes = value;
+  }
   heuristics::HeuristicView view;
   if (h != nullptr && h->features.size() == x.size()) {
     e.arch_used = h->arch;
@@ -55,8 +60,11 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
       const uint32_t c = h->configs[h->leaf_configs[static_cast<std::size_t>(leaf.left + r)]];
       std::string reason = legal(c) ? "" : info.legality[c].reason;
       if (legal(c) && avoid(c)) {
-        reason = "passed over: the longest row alone, at 100 GB/s in one block, takes longer than "
-                 "the whole problem at the copy ceiling (heuristics/row_bound.h)";
+        const double rate = heuristics::row_rate_bytes_per_us(kernel.name(), kernel.config_id(c), m, elem_bytes);
+        reason = fmt::format(
+            "passed over: the longest row alone, at {:.3g} GB/s through the threads this config gives a "
+            "row, takes longer than the whole problem at the copy ceiling (heuristics/row_bound.h)",
+            rate / 1e3);
       }
       e.leaf_candidates.push_back({kernel.config_id(c), legal(c), reason});
     }

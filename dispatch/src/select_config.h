@@ -43,13 +43,14 @@ Selection select_config(const HeuristicStore& store, std::string_view kernel, in
     h = nullptr;
     warn_untuned_once(kernel, device_arch, store);
   }
-  // Past the one-block row bound (heuristics/row_bound.h; rare, and only on large problems) the
-  // configs that hold a row in one block are passed over, as the fitter's scoring did.
+  // Past the row bound (heuristics/row_bound.h; rare, and only where one row is long) the
+  // configs that hold a row in one block or warp too slowly for it are passed over, as the
+  // fitter's scoring did. The cheap check at the most generous rate comes first.
   const bool bound = heuristics::longest_row_past_bound(kernel, features);
   const TunableKernel* k = bound ? &find_kernel(kernel) : nullptr;
   const heuristics::Choice c = heuristics::choose_config_avoiding(
       view, x.data(), default_config, space_size, legal, [&](uint32_t i) {
-        return k != nullptr && heuristics::reduces_each_row_in_one_block(kernel, k->config_id(i));
+        return k != nullptr && heuristics::config_past_row_bound(kernel, k->config_id(i), features);
       });
   if (c.source == heuristics::ChoiceSource::none) throw_no_legal_config(kernel);
   return {c.config, c.source, h != nullptr ? h->arch : 0};

@@ -6,7 +6,7 @@
 //   database configs/sm90/jagged_sum.json
 //   sha256 f3db88f3d048a090e430718ccaa9167d763eab006a1ce51c0246bc35af237954
 //   kernel source ae265124d6e1290421a25b6472347196007cf3655b9b1dfe52634f6f8852e47c
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0895, p95 1.3356, max 3.3764
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0875, p95 1.3269, max 3.3764
 //   best single config block_row.t128.va: geomean 2.5089
 //   default config block_row.t512.v1: geomean 3.5268
 //   16 configs, tree depth 8 (max depth 8 and min leaf 1 from cross-validation)
@@ -14,7 +14,7 @@
 //   database configs/sm90/jagged_mean.json
 //   sha256 32c710808ea066aea761b5874603f3f7611437725361bb557fa5709934c7594d
 //   kernel source ae265124d6e1290421a25b6472347196007cf3655b9b1dfe52634f6f8852e47c
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0842, p95 1.3307, max 2.4158
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0863, p95 1.3705, max 3.4058
 //   best single config block_row.t128.va: geomean 2.5002
 //   default config block_row.t512.v1: geomean 3.6047
 //   16 configs, tree depth 9 (max depth 9 and min leaf 2 from cross-validation)
