@@ -48,8 +48,8 @@ aotune::dispatch::KernelHeuristic deep_jagged_sum_heuristic() {
   h.arch = 90;
   h.source = "bench";
   h.features = aotune::heuristics::current_feature_names(aotune::find_kernel("jagged_sum"));
-  h.config_ids = {"block_row.t128.v4",        "block_row.t256.v4", "block_row.t512.v8",
-                  "group_row.t64.v4",         "group_row.t128.v2", "group_row.t256.v1",
+  h.config_ids = {"block_row.t128.v4",        "block_row.t256.v4",    "block_row.t512.v8",
+                  "group_row.t128.v4.s1",     "group_row.t128.v2.s4", "flat_row.t128.s8",
                   "nnz_split.t256.v4.c65536", "block_row.t256.v1"};
   std::mt19937_64 rng(1);
   build_tree(h.nodes, h.leaf_configs, 0, static_cast<int>(h.features.size()), rng);
@@ -81,9 +81,10 @@ void BM_ChooseConfig(benchmark::State& state) {
   const auto h = deep_jagged_sum_heuristic();
   const auto view = h.view();
   const auto xs = random_features(1024, h.features.size());
+  const auto space = static_cast<uint32_t>(aotune::find_kernel("jagged_sum").num_configs());
   std::size_t i = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(aotune::heuristics::choose_config(view, xs[i++ & 1023].data(), 0, 48,
+    benchmark::DoNotOptimize(aotune::heuristics::choose_config(view, xs[i++ & 1023].data(), 0, space,
                                                                [](uint32_t) { return true; }));
   }
 }
@@ -102,7 +103,8 @@ aotune::jagged_reduce::Problem problem(int64_t B, int64_t M, int64_t nnz) {
 }
 
 // Everything a jagged_sum call does on the host except cudaGetDevice (one cached attribute
-// read after the first call), the workspace lookup and the launch itself.
+// read after the first call), the workspace lookup and the launch itself. Rows up to 500 long
+// (256 KB): past the row bound's cheap check, so each config the walk meets is checked by id.
 void BM_HostDispatchJaggedSum(benchmark::State& state) {
   const aotune::dispatch::HeuristicStore store({deep_jagged_sum_heuristic()});
   const auto p = problem(4096, 256, 4096 * 37);
@@ -110,6 +112,15 @@ void BM_HostDispatchJaggedSum(benchmark::State& state) {
     benchmark::DoNotOptimize(aotune::dispatch::select_jagged_reduce(store, p, 500, 90));
 }
 BENCHMARK(BM_HostDispatchJaggedSum);
+
+// The same with rows up to 16 long: the row bound's cheap check stops there.
+void BM_HostDispatchJaggedSumShortRows(benchmark::State& state) {
+  const aotune::dispatch::HeuristicStore store({deep_jagged_sum_heuristic()});
+  const auto p = problem(4096, 256, 4096 * 8);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(aotune::dispatch::select_jagged_reduce(store, p, 16, 90));
+}
+BENCHMARK(BM_HostDispatchJaggedSumShortRows);
 
 // The same through the process-wide store (its lock and reference count included), untuned: the
 // default-config path every call takes until real tuning is committed.
