@@ -10,7 +10,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 BUILD_TYPE=${BUILD_TYPE:-Release}
 # Tools are looked up as commands (they may come from elsewhere than apt), libraries as packages.
 declare -A TOOLS=([cmake]=cmake [ninja]=ninja-build [g++]=g++)
-LIBRARIES=(nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev libgmock-dev)
+LIBRARIES=(nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev)
 
 missing=()
 for t in "${!TOOLS[@]}"; do command -v "$t" >/dev/null || missing+=("${TOOLS[$t]}"); done
@@ -40,7 +40,8 @@ if ! command -v nvcc >/dev/null; then
   exit 1
 fi
 
-cmake_args=(-S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE")
+# The benchmarks too (bench/): their smoke run is one of the tests.
+cmake_args=(-S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DAOTUNE_BUILD_BENCH=ON)
 [ -n "${CUDA_ARCHS:-}" ] && cmake_args+=(-DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCHS")
 cmake "${cmake_args[@]}" >/dev/null
 jobs=${JOBS:-$(nproc)}
