@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "heuristics/row_bound.h"
 #include "kernels/common/cuda_raii.h"
 #include "tests/heuristics_test_support.h"
 #include "tuner/atomic_file.h"
@@ -231,6 +232,21 @@ TEST(CliExplain, TakesAJaggedCallsExactSizes) {
   // Past the one-block row bound, whatever the tree: no config that holds a row in one block.
   const std::string id = j["config"]["id"].get<std::string>();
   EXPECT_TRUE(id.starts_with("nnz_split.")) << id;
+  // Rows up to 512 KB at M = 16 (B=64 len<=8192 f32, where a held-out fit once picked
+  // group_row.t128.v1.s2 at 73x): whatever the tree, the pick is not past its own row bound, and
+  // every candidate listed as passed over is.
+  const auto narrow = nlohmann::json::parse(aot_runner(
+      "explain --kernel jagged_sum --shape 'B=64,M=16,nnz=262144,max_len=8192' --arch sm90 --json", &code));
+  ASSERT_EQ(code, 0);
+  std::vector<std::pair<std::string, double>> features;
+  for (const auto& [name, value] : narrow["features"].items()) features.emplace_back(name, value.get<double>());
+  EXPECT_FALSE(heuristics::config_past_row_bound("jagged_sum", narrow["config"]["id"].get<std::string>(), features));
+  for (const auto& c : narrow["leaf_candidates"]) {
+    const std::string cid = c["id"].get<std::string>();
+    EXPECT_EQ(c["reason"].get<std::string>().starts_with("passed over"),
+              c["legal"].get<bool>() && heuristics::config_past_row_bound("jagged_sum", cid, features))
+        << cid << ": " << c["reason"];
+  }
   // max_len left out: the mean row length rounded up, as the dispatch library takes it.
   const auto even = nlohmann::json::parse(aot_runner(
       "explain --kernel jagged_mean --shape 'B=100,M=64,nnz=1001' --arch sm90 --json", &code));
