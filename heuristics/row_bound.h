@@ -143,13 +143,22 @@ inline double row_rate_bytes_per_us(std::string_view kernel, std::string_view id
 // Whether config `id`'s longest row alone, at its rate, outlasts the whole problem at the copy
 // ceiling plus a launch. Implies longest_row_past_bound() on the same features (no config's rate
 // is below the slowest), which the dispatch library checks first.
-template <typename At>
-bool config_past_row_bound_at(std::string_view kernel, std::string_view id, std::size_t n, At&& at) {
-  if (!has_row_per_block_configs(kernel)) return false;
-  const RowBoundFeatures f = row_bound_features_at(n, at);
+inline bool config_past_row_bound(std::string_view kernel, std::string_view id, const RowBoundFeatures& f) {
   if (!f.known()) return false;
   const double rate = row_rate_bytes_per_us(kernel, id, f.m, f.elem_bytes);
   return rate > 0 && f.max_row_elems * f.elem_bytes / rate > ideal_us(f.log2_bytes);
+}
+
+template <typename At>
+bool config_past_row_bound_at(std::string_view kernel, std::string_view id, std::size_t n, At&& at) {
+  return has_row_per_block_configs(kernel) && config_past_row_bound(kernel, id, row_bound_features_at(n, at));
+}
+
+// The features the bound reads from a (name, value) list, read once for many configs.
+inline RowBoundFeatures row_bound_features(const std::vector<std::pair<std::string, double>>& features) {
+  return row_bound_features_at(features.size(), [&](std::size_t i) {
+    return std::pair<std::string_view, double>(features[i].first, features[i].second);
+  });
 }
 
 inline bool config_past_row_bound(std::string_view kernel, std::string_view id, const std::vector<std::string>& names,

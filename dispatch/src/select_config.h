@@ -48,9 +48,10 @@ Selection select_config(const HeuristicStore& store, std::string_view kernel, in
   // fitter's scoring did. The cheap check at the most generous rate comes first.
   const bool bound = heuristics::longest_row_past_bound(kernel, features);
   const TunableKernel* k = bound ? &find_kernel(kernel) : nullptr;
+  const heuristics::RowBoundFeatures row = bound ? heuristics::row_bound_features(features) : heuristics::RowBoundFeatures{};
   const heuristics::Choice c = heuristics::choose_config_avoiding(
       view, x.data(), default_config, space_size, legal, [&](uint32_t i) {
-        return k != nullptr && heuristics::config_past_row_bound(kernel, k->config_id(i), features);
+        return k != nullptr && heuristics::config_past_row_bound(kernel, k->config_id(i), row);
       });
   if (c.source == heuristics::ChoiceSource::none) throw_no_legal_config(kernel);
   return {c.config, c.source, h != nullptr ? h->arch : 0};
