@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -33,6 +34,18 @@ void throw_no_legal_config(std::string_view kernel) {
   throw InvalidArgument(
       std::string(kernel) +
       ": no config of the kernel supports this problem (alignment or size limits)");
+}
+
+const std::vector<std::string>& config_ids(const TunableKernel& kernel) {
+  static const std::map<const TunableKernel*, std::vector<std::string>> ids = [] {
+    std::map<const TunableKernel*, std::vector<std::string>> m;
+    for (const TunableKernel* k : all_kernels()) {
+      std::vector<std::string>& v = m[k];
+      for (std::size_t i = 0; i < k->num_configs(); ++i) v.push_back(k->config_id(i));
+    }
+    return m;
+  }();
+  return ids.at(&kernel);
 }
 
 uint32_t default_config_index(const TunableKernel& kernel) {

@@ -6,7 +6,9 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "aotune/heuristic_store.h"
 #include "dispatch/src/kernel_heuristic_check.h"
@@ -28,6 +30,10 @@ struct Selection {
 void warn_untuned_once(std::string_view kernel, int device_arch, const HeuristicStore& store);
 
 [[noreturn]] void throw_no_legal_config(std::string_view kernel);
+
+// The ids of every config of `kernel`, formatted once per process for all registered kernels: the
+// row bound reads them on long-row calls, which then allocate nothing either.
+const std::vector<std::string>& config_ids(const TunableKernel& kernel);
 
 template <typename IsLegal>
 Selection select_config(const HeuristicStore& store, std::string_view kernel, int device_arch,
@@ -51,7 +57,7 @@ Selection select_config(const HeuristicStore& store, std::string_view kernel, in
   const heuristics::RowBoundFeatures row = bound ? heuristics::row_bound_features(features) : heuristics::RowBoundFeatures{};
   const heuristics::Choice c = heuristics::choose_config_avoiding(
       view, x.data(), default_config, space_size, legal, [&](uint32_t i) {
-        return k != nullptr && heuristics::config_past_row_bound(kernel, k->config_id(i), row);
+        return k != nullptr && heuristics::config_past_row_bound(kernel, config_ids(*k)[i], row);
       });
   if (c.source == heuristics::ChoiceSource::none) throw_no_legal_config(kernel);
   return {c.config, c.source, h != nullptr ? h->arch : 0};
