@@ -51,7 +51,7 @@ Selection select_config(const HeuristicStore& store, std::string_view kernel, in
   }
   // Past the row bound (heuristics/row_bound.h; rare, and only where one row is long) the
   // configs that hold a row in one block or warp too slowly for it are passed over, as the
-  // fitter's scoring did. The cheap check at the most generous rate comes first.
+  // fitter's scoring did. The cheap check, at the slowest rate any config has, comes first.
   const bool bound = heuristics::longest_row_past_bound(kernel, features);
   const TunableKernel* k = bound ? &find_kernel(kernel) : nullptr;
   const heuristics::RowBoundFeatures row = bound ? heuristics::row_bound_features(features) : heuristics::RowBoundFeatures{};
