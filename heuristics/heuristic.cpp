@@ -23,10 +23,11 @@ Choice route(const Heuristic& h, const TrainingSet& ts, std::size_t row) {
   // where that row alone outlasts the whole problem (row_bound.h).
   const double* x = ts.features_of(row);
   const bool bound = longest_row_past_bound(ts.kernel, ts.feature_names, x);
+  const RowBoundFeatures bound_features = bound ? row_bound_features(ts.feature_names, x) : RowBoundFeatures{};
   return choose_config_avoiding(
       h.view(), x, ts.default_config, static_cast<uint32_t>(ts.num_configs()),
       [&](uint32_t c) { return ts.is_legal(row, c); },
-      [&](uint32_t c) { return bound && config_past_row_bound(ts.kernel, ts.config_ids[c], ts.feature_names, x); });
+      [&](uint32_t c) { return bound && config_past_row_bound(ts.kernel, ts.config_ids[c], bound_features); });
 }
 
 std::vector<std::string> unsound_training_routes(const Heuristic& h, const TrainingSet& ts) {

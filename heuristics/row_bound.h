@@ -149,30 +149,24 @@ inline bool config_past_row_bound(std::string_view kernel, std::string_view id, 
   return rate > 0 && f.max_row_elems * f.elem_bytes / rate > ideal_us(f.log2_bytes);
 }
 
-template <typename At>
-bool config_past_row_bound_at(std::string_view kernel, std::string_view id, std::size_t n, At&& at) {
-  return has_row_per_block_configs(kernel) && config_past_row_bound(kernel, id, row_bound_features_at(n, at));
-}
-
-// The features the bound reads from a (name, value) list, read once for many configs.
+// The features the bound reads, read once for the many configs a walk may check: from a (name,
+// value) list, as ProblemInfo and the dispatch library hold them, or from parallel name and value
+// lists (the fitter's training set).
 inline RowBoundFeatures row_bound_features(const std::vector<std::pair<std::string, double>>& features) {
   return row_bound_features_at(features.size(), [&](std::size_t i) {
     return std::pair<std::string_view, double>(features[i].first, features[i].second);
   });
 }
 
-inline bool config_past_row_bound(std::string_view kernel, std::string_view id, const std::vector<std::string>& names,
-                                  const double* values) {
-  return config_past_row_bound_at(kernel, id, names.size(), [&](std::size_t i) {
+inline RowBoundFeatures row_bound_features(const std::vector<std::string>& names, const double* values) {
+  return row_bound_features_at(names.size(), [&](std::size_t i) {
     return std::pair<std::string_view, double>(names[i], values[i]);
   });
 }
 
 inline bool config_past_row_bound(std::string_view kernel, std::string_view id,
                                   const std::vector<std::pair<std::string, double>>& features) {
-  return config_past_row_bound_at(kernel, id, features.size(), [&](std::size_t i) {
-    return std::pair<std::string_view, double>(features[i].first, features[i].second);
-  });
+  return config_past_row_bound(kernel, id, row_bound_features(features));
 }
 
 // choose_config(), passing over the configs `avoid` names while any other legal choice exists.

@@ -8,12 +8,14 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/common/cuda_raii.h"
 #include "kernels/common/host_data.h"
 #include "kernels/jagged_reduce/jagged_reduce.h"
 #include "tests/gpu_test_support.h"
+#include "tests/jagged_reduce_gpu_checks.h"
 
 namespace aotune {
 namespace {
@@ -81,17 +83,8 @@ TEST(NnzSplitOneLaunch, RepeatedLaunchesMatchTheReferenceAndLeaveTheScratchZero)
         ++launches;
         std::vector<float> out(static_cast<std::size_t>(B * M));
         d_out.download(out.data(), out.size() * sizeof(float));
-        int bad = 0;
-        for (std::size_t i = 0; i < out.size(); ++i) {
-          const double tol = 1e-5 * (scale[i] + 1e-30);
-          if (!(std::abs(out[i] - ref[i]) <= tol) && ++bad <= 3) {
-            ADD_FAILURE() << jr::config_id(c) << " rep " << rep << " out[" << i << "] = " << out[i] << ", reference "
-                          << ref[i];
-          }
-        }
-        std::vector<uint32_t> left(scratch_bytes / 4);
-        scratch.download(left.data(), scratch_bytes);
-        const auto nonzero = std::count_if(left.begin(), left.end(), [](uint32_t w) { return w != 0; });
+        count_off_reference(out, ref, scale, M, jr::config_id(c) + " rep " + std::to_string(rep));
+        const int64_t nonzero = nonzero_words(scratch, scratch_bytes);
         ASSERT_EQ(nonzero, 0) << jr::config_id(c) << " rep " << rep << " left " << nonzero
                               << " non-zero scratch words behind";
       }

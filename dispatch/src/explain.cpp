@@ -41,14 +41,10 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
   // As select_config(): past the row bound, configs holding a row in one block or warp too
   // slowly for it are passed over (heuristics/row_bound.h).
   const bool bound = heuristics::longest_row_past_bound(kernel.name(), info.features);
+  const heuristics::RowBoundFeatures row = heuristics::row_bound_features(info.features);
   auto avoid = [&](uint32_t c) {
-    return bound && heuristics::config_past_row_bound(kernel.name(), kernel.config_id(c), info.features);
+    return bound && heuristics::config_past_row_bound(kernel.name(), kernel.config_id(c), row);
   };
-  double m = 0, elem_bytes = 0;
-  for (const auto& [name, value] : info.features) {
-    if (name == "M") m = value;
-    if (name == "elem_bytes") elem_bytes = value;
-  }
   heuristics::HeuristicView view;
   if (h != nullptr && h->features.size() == x.size()) {
     e.arch_used = h->arch;
@@ -60,7 +56,7 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
       const uint32_t c = h->configs[h->leaf_configs[static_cast<std::size_t>(leaf.left + r)]];
       std::string reason = legal(c) ? "" : info.legality[c].reason;
       if (legal(c) && avoid(c)) {
-        const double rate = heuristics::row_rate_bytes_per_us(kernel.name(), kernel.config_id(c), m, elem_bytes);
+        const double rate = heuristics::row_rate_bytes_per_us(kernel.name(), kernel.config_id(c), row.m, row.elem_bytes);
         reason = fmt::format(
             "passed over: the longest row alone, at {:.3g} GB/s through the threads this config gives a "
             "row, takes longer than the whole problem at the copy ceiling (heuristics/row_bound.h)",
