@@ -2,6 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
 #include <set>
 
 #include "kernels/common/errors.h"
@@ -231,6 +233,46 @@ TEST(JaggedReduceReference, SumsAndAveragesRowsWithFeatureCountMasking) {
   const std::vector<int64_t> offsets = {0, 2, 2, 3};
   EXPECT_EQ(reference(Op::sum, values, offsets, {}, 2), (std::vector<double>{4, 6, 0, 0, 5, 6}));
   EXPECT_EQ(reference(Op::mean, values, offsets, {1, 2, 2}, 2), (std::vector<double>{2, 0, 0, 0, 5, 6}));
+}
+
+// The tuner's reference walks each row once along M, on every host thread, with the error scale
+// in the same pass. Against a column-at-a-time walk written here: the same bits (every output is
+// still summed over its elements in order from 0.0), on enough values (over 8 Mi) that the rows are
+// split over threads, with empty rows, one long row, masked columns, odd M.
+TEST(JaggedReduceReference, RowParallelPassEqualsAColumnWalkBitForBit) {
+  const int64_t M = 37, B = 6000;
+  std::mt19937_64 rng(20);
+  std::vector<int64_t> offsets(B + 1, 0), fc(B);
+  for (int64_t b = 0; b < B; ++b) {
+    const int64_t len = b == 7 ? 20000 : (b % 5 == 0 ? 0 : static_cast<int64_t>(rng() % 90));
+    offsets[b + 1] = offsets[b] + len;
+    fc[b] = static_cast<int64_t>(rng() % (M + 1));
+  }
+  std::vector<double> values(static_cast<std::size_t>(offsets[B] * M));
+  for (double& v : values) v = static_cast<double>(static_cast<int64_t>(rng() % 2001) - 1000) / 7.0;
+  ASSERT_GT(values.size(), std::size_t{8} << 20);  // several threads even on a 2-core machine
+  auto column_walk = [&](Op op, bool magnitudes, const std::vector<int64_t>& counts) {
+    std::vector<double> out(static_cast<std::size_t>(B * M), 0.0);
+    for (int64_t b = 0; b < B; ++b) {
+      const int64_t len = offsets[b + 1] - offsets[b];
+      for (int64_t m = 0; m < (counts.empty() ? M : counts[b]); ++m) {
+        double acc = 0;
+        for (int64_t e = offsets[b]; e < offsets[b + 1]; ++e) {
+          const double v = values[e * M + m];
+          acc += magnitudes ? std::abs(v) : v;
+        }
+        out[b * M + m] = op == Op::mean ? (len > 0 ? acc / static_cast<double>(len) : 0.0) : acc;
+      }
+    }
+    return out;
+  };
+  for (Op op : {Op::sum, Op::mean}) {
+    const std::vector<int64_t> counts = op == Op::mean ? fc : std::vector<int64_t>{};
+    const Reference r = reference_with_scale(op, values, offsets, counts, M);
+    EXPECT_TRUE(r.out == column_walk(op, false, counts)) << (op == Op::sum ? "sum" : "mean");
+    EXPECT_TRUE(r.scale == column_walk(op, true, counts)) << (op == Op::sum ? "sum" : "mean");
+    EXPECT_TRUE(reference(op, values, offsets, counts, M) == r.out);
+  }
 }
 
 TEST(JaggedReduceKernel, DescribeIsDeterministicAndCountsBytes) {

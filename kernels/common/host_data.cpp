@@ -12,29 +12,6 @@ namespace aotune {
 
 namespace {
 
-// Runs fn(begin, end) over [0, n) split into contiguous chunks, one per hardware thread (inline
-// below a few million elements, where starting threads costs more than it saves). A sweep builds
-// gigabytes of inputs per grid on the host; one thread doing it left the GPU idle 90 % of a jagged
-// sweep (docs/PERF.md, session 7).
-void for_each_chunk(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn) {
-  constexpr std::size_t kMinPerThread = std::size_t{1} << 21;
-  const std::size_t threads = std::clamp<std::size_t>(
-      n / kMinPerThread, 1, std::max(1u, std::thread::hardware_concurrency()));
-  if (threads == 1) {
-    fn(0, n);
-    return;
-  }
-  std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  const std::size_t per = (n + threads - 1) / threads;
-  for (std::size_t t = 1; t < threads; ++t) {
-    const std::size_t begin = std::min(n, t * per), end = std::min(n, begin + per);
-    pool.emplace_back(fn, begin, end);
-  }
-  fn(0, std::min(n, per));
-  for (std::thread& th : pool) th.join();
-}
-
 // SplitMix64 (Steele, Lea and Flood, 2014) in counter mode: the i-th output of the generator
 // seeded with `key` is mix(key + (i + 1) * golden), so any element is computed without the ones
 // before it: a well-studied 64-bit mixer, ample for test inputs, two multiplies per value. The
@@ -56,6 +33,25 @@ double round_to(double v, DType dtype) {
 }
 
 }  // namespace
+
+void for_each_chunk(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn,
+                    std::size_t min_per_thread) {
+  const std::size_t threads = std::clamp<std::size_t>(n / std::max<std::size_t>(1, min_per_thread), 1,
+                                                      std::max(1u, std::thread::hardware_concurrency()));
+  if (threads == 1) {
+    fn(0, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  const std::size_t per = (n + threads - 1) / threads;
+  for (std::size_t t = 1; t < threads; ++t) {
+    const std::size_t begin = std::min(n, t * per), end = std::min(n, begin + per);
+    pool.emplace_back(fn, begin, end);
+  }
+  fn(0, std::min(n, per));
+  for (std::thread& th : pool) th.join();
+}
 
 std::vector<double> random_values(std::size_t n, DType dtype, std::mt19937_64& rng, double mean,
                                   double spread) {

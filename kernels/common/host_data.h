@@ -4,12 +4,20 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <vector>
 
 #include "kernels/common/dtype.h"
 
 namespace aotune {
+
+// Runs fn(begin, end) over [0, n) split into contiguous chunks, one per hardware thread, each at
+// least min_per_thread long (inline when n is below that, where starting threads costs more than
+// it saves). A sweep builds gigabytes of inputs and references per grid on the host; one thread
+// doing it left the GPU idle 90 % of a jagged sweep (docs/PERF.md, session 7).
+void for_each_chunk(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn,
+                    std::size_t min_per_thread = std::size_t{1} << 21);
 
 // Values drawn uniformly from [mean - spread, mean + spread], then rounded to `dtype` so the
 // float64 reference sees exactly what the kernel reads. Takes exactly one draw from `rng` (the key

@@ -123,4 +123,13 @@ Features features(DType dtype, int64_t B, int64_t M, int64_t nnz, int64_t max_le
 std::vector<double> reference(Op op, const std::vector<double>& values, const std::vector<int64_t>& offsets,
                               const std::vector<int64_t>& fc, int64_t M);
 
+// The reference and its error scale (the same reduction of |values|: the magnitudes each output
+// combined), in one pass over the values on every host thread.
+struct Reference {
+  std::vector<double> out;
+  std::vector<double> scale;
+};
+Reference reference_with_scale(Op op, const std::vector<double>& values, const std::vector<int64_t>& offsets,
+                               const std::vector<int64_t>& fc, int64_t M);
+
 }  // namespace aotune::jagged_reduce

@@ -13,6 +13,7 @@
 // multiple of M; M divides the elements per vector, so element k of any vector is column k % M.
 // The row's elements before its first whole vector and after its last one (fewer than a vector
 // each) are added one by one, into the vector slot their address gives them (same column).
+// jagged_mean's rows with a feature count of 0 load nothing (their outputs are zeros).
 #pragma once
 
 #include <cstdint>
@@ -46,14 +47,20 @@ __global__ void flat_row_kernel(const T* __restrict__ values, const IndexT* __re
   using V = Vec<T, P>;
   const int lane = threadIdx.x % lanes;
   const int64_t b = int64_t(blockIdx.x) * (blockDim.x / lanes) + threadIdx.x / lanes;
-  int64_t rs = 0, re = 0;
+  int64_t rs = 0, re = 0, cols = 0;
   if (b < B) {
     rs = offsets[b];
     re = offsets[b + 1];
+    cols = row_cols(fc, b, int64_t{MC});
   }
+  // jagged_mean: a row with a feature count of 0 outputs zeros whatever its values, so none of
+  // them are loaded. The row strategies skip each column past a row's feature count; here one
+  // vector holds every column, so only whole rows can be skipped (at M = 1, the rows with fc = 0:
+  // about half of them with random feature counts).
+  const int64_t load_end = cols > 0 ? re : rs;
   // No early return: every lane of the warp takes part in the shuffles below.
   float acc[P] = {};  // acc[k]: this lane's sum of vector element k, that is of column k % MC
-  const int64_t s = rs * MC, t = re * MC;              // the row's elements in the flat values
+  const int64_t s = rs * MC, t = load_end * MC;        // the row's elements in the flat values
   const int64_t vs = (s + P - 1) / P, ve = max(vs, t / P);  // its whole vectors: [vs, ve)
   add_loose<T, P>(acc, values, s, min(t, vs * P), lane, lanes);
   add_loose<T, P>(acc, values, max(s, ve * P), t, lane, lanes);
@@ -95,7 +102,7 @@ __global__ void flat_row_kernel(const T* __restrict__ values, const IndexT* __re
 #pragma unroll
     for (int c = 0; c < MC; ++c) col[c] += __shfl_xor_sync(0xffffffffu, col[c], o);
   }
-  if (b < B && lane == 0) store<T, MC>(out, b, MC, 0, row_cols(fc, b, int64_t{MC}), row_scale(mean, re - rs), col);
+  if (b < B && lane == 0) store<T, MC>(out, b, MC, 0, cols, row_scale(mean, re - rs), col);
 }
 
 }  // namespace aotune::jagged_reduce::device

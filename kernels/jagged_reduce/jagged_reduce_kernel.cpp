@@ -2,7 +2,6 @@
 // Shape spec: the jagged fields of JaggedShape plus "M", and for jagged_mean "fc": "full" | "random".
 #include "kernels/jagged_reduce/jagged_reduce_kernel.h"
 
-#include <cmath>
 #include <cstdlib>
 #include <random>
 
@@ -103,11 +102,8 @@ std::unique_ptr<Workload> make_reduce_workload(Op op, const nlohmann::json& spec
       for (auto& f : fc) f = static_cast<int64_t>(rng() % static_cast<uint64_t>(s.M + 1));
     }
   }
-  std::vector<double> ref = jagged_reduce::reference(op, values, j.offsets, fc, s.M);
   // Error scale: the reference of |values| (sum of magnitudes that were combined).
-  std::vector<double> abs_values(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) abs_values[i] = std::abs(values[i]);
-  std::vector<double> scale = jagged_reduce::reference(op, abs_values, j.offsets, fc, s.M);
+  jagged_reduce::Reference ref = jagged_reduce::reference_with_scale(op, values, j.offsets, fc, s.M);
 
   std::vector<PlacedBuffer> inputs;
   const auto value_bytes = encode(values, j.dtype);
@@ -122,7 +118,7 @@ std::unique_ptr<Workload> make_reduce_workload(Op op, const nlohmann::json& spec
     inputs.push_back(upload_placed(fc_bytes.data(), fc_bytes.size(), 0));
     p.feature_counts = inputs[2].ptr;
   }
-  return std::make_unique<ReduceWorkload>(std::move(info), p, std::move(inputs), std::move(ref), std::move(scale));
+  return std::make_unique<ReduceWorkload>(std::move(info), p, std::move(inputs), std::move(ref.out), std::move(ref.scale));
 }
 
 std::vector<nlohmann::json> reduce_test_shapes(Op op) {
