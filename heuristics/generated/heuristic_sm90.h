@@ -4,20 +4,20 @@
 //
 // jagged_sum: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 535 shapes
 //   database configs/sm90/jagged_sum.json
-//   sha256 f3db88f3d048a090e430718ccaa9167d763eab006a1ce51c0246bc35af237954
-//   kernel source ae265124d6e1290421a25b6472347196007cf3655b9b1dfe52634f6f8852e47c
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0875, p95 1.3269, max 3.3764
-//   best single config block_row.t128.va: geomean 2.5089
-//   default config block_row.t512.v1: geomean 3.5268
-//   16 configs, tree depth 8 (max depth 8 and min leaf 1 from cross-validation)
+//   sha256 d457a990017ddc2eccb0ae53c03b5f975666bc622811fbc9e6c7578283f8ab67
+//   kernel source adff08a340d1017a0d83da28dae84a015d58c3e6ad999bdbc84cc57c400d11c4
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0897, p95 1.3520, max 2.7603
+//   best single config block_row.t128.va: geomean 2.5116
+//   default config block_row.t512.v1: geomean 3.5420
+//   16 configs, tree depth 10 (max depth 10 and min leaf 2 from cross-validation)
 // jagged_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 536 shapes
 //   database configs/sm90/jagged_mean.json
-//   sha256 32c710808ea066aea761b5874603f3f7611437725361bb557fa5709934c7594d
-//   kernel source ae265124d6e1290421a25b6472347196007cf3655b9b1dfe52634f6f8852e47c
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0863, p95 1.3705, max 3.4058
-//   best single config block_row.t128.va: geomean 2.5002
-//   default config block_row.t512.v1: geomean 3.6047
-//   16 configs, tree depth 9 (max depth 9 and min leaf 2 from cross-validation)
+//   sha256 213b4e2bdc80b6cd531df0ec8f6531753a1e7ee207dc607a67802a1683635629
+//   kernel source adff08a340d1017a0d83da28dae84a015d58c3e6ad999bdbc84cc57c400d11c4
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.1142, p95 1.4599, max 8.3461
+//   best single config block_row.t128.va: geomean 2.5569
+//   default config block_row.t512.v1: geomean 3.6766
+//   16 configs, tree depth 8 (max depth 10 and min leaf 4 from cross-validation)
 // jagged_dense_add: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 168 shapes
 //   database configs/sm90/jagged_dense_add.json
 //   sha256 5d98545b0b848eafa33f5cb0dc724e8a74b566c783b5d33cd9a680134f088e93
@@ -67,13 +67,13 @@ struct jagged_sum {
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::jagged_reduce::Config, 16> configs = {{
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 0: block_row.t128.va
-      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 1: block_row.t512.va
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 2: group_row.t128.v2.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 3: group_row.t128.v4.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 8, .chunk = 0, .slots = 1},  // 4: group_row.t128.v8.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 2},  // 5: group_row.t128.v1.s2
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 2},  // 6: group_row.t128.v2.s2
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 4},  // 7: group_row.t128.v2.s4
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 1: block_row.t128.v4
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 2: block_row.t512.va
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 3: group_row.t128.v2.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 4: group_row.t128.v4.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 2},  // 5: group_row.t128.v2.s2
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 6: group_row.t128.v1.s4
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 8},  // 7: group_row.t128.v4.s8
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 1, .chunk = 16384, .slots = 1},  // 8: nnz_split.t256.v1.c16384
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536, .slots = 1},  // 9: nnz_split.t256.v2.c65536
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 65536, .slots = 1},  // 10: nnz_split.t256.v4.c65536
@@ -81,17 +81,17 @@ struct jagged_sum {
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 0, .slots = 1},  // 12: nnz_split.t256.v4.ca
       {.strategy = aotune::jagged_reduce::Strategy::flat_scan, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 13: flat_scan.t128
       {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 8},  // 14: flat_row.t128.s8
-      {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 32},  // 15: flat_row.t128.s32
+      {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 16},  // 15: flat_row.t128.s16
   }};
   static constexpr std::array<std::string_view, 16> config_ids = {
       "block_row.t128.va",
+      "block_row.t128.v4",
       "block_row.t512.va",
       "group_row.t128.v2.s1",
       "group_row.t128.v4.s1",
-      "group_row.t128.v8.s1",
-      "group_row.t128.v1.s2",
       "group_row.t128.v2.s2",
-      "group_row.t128.v2.s4",
+      "group_row.t128.v1.s4",
+      "group_row.t128.v4.s8",
       "nnz_split.t256.v1.c16384",
       "nnz_split.t256.v2.c65536",
       "nnz_split.t256.v4.c65536",
@@ -99,136 +99,136 @@ struct jagged_sum {
       "nnz_split.t256.v4.ca",
       "flat_scan.t128",
       "flat_row.t128.s8",
-      "flat_row.t128.s32",
+      "flat_row.t128.s16",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
   static constexpr std::array<aotune::heuristics::TreeNode, 121> tree = {{
-      {9, 1, 92, 66489.0698987435},  // 0: max_row_elems < 66489.1 ? 1 : 92
-      {10, 2, 53, 121161.31395788015},  // 1: outputs < 121161 ? 2 : 53
-      {11, 3, 36, 0.00200748689666755},  // 2: row_share < 0.00200749 ? 3 : 36
-      {2, 4, 19, 2.4494897427831783},  // 3: M < 2.44949 ? 4 : 19
-      {11, 5, 14, 0.000966057396875087},  // 4: row_share < 0.000966057 ? 5 : 14
-      {5, 6, 11, 8.010832484125975},  // 5: avg_len < 8.01083 ? 6 : 11
-      {2, 7, 8, 1.4142135623730951},  // 6: M < 1.41421 ? 7 : 8
-      {-1, 0, 7, 0.0},  // 7: leaf: group_row.t128.v1.s2, flat_row.t128.s8, flat_row.t128.s32, flat_scan.t128, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
-      {0, 9, 10, 2.8284271247461903},  // 8: elem_bytes < 2.82843 ? 9 : 10
-      {-1, 7, 11, 0.0},  // 9: leaf: group_row.t128.v2.s1, group_row.t128.v1.s2, group_row.t128.v2.s2, group_row.t128.v2.s4, flat_row.t128.s8, flat_row.t128.s32, block_row.t128.va, flat_scan.t128, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
-      {-1, 18, 11, 0.0},  // 10: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, flat_row.t128.s8, group_row.t128.v1.s2, flat_row.t128.s32, block_row.t128.va, flat_scan.t128, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
-      {6, 12, 13, 2.002230248940162},  // 11: skew < 2.00223 ? 12 : 13
-      {-1, 29, 7, 0.0},  // 12: leaf: flat_row.t128.s8, flat_row.t128.s32, flat_scan.t128, block_row.t128.va, group_row.t128.v1.s2, block_row.t512.va, nnz_split.t256.v1.c16384
-      {-1, 36, 11, 0.0},  // 13: leaf: flat_row.t128.s32, flat_row.t128.s8, block_row.t128.va, flat_scan.t128, group_row.t128.v2.s4, group_row.t128.v2.s2, block_row.t512.va, nnz_split.t256.v1.c16384, group_row.t128.v1.s2, group_row.t128.v2.s1, nnz_split.t256.v2.c65536
-      {3, 15, 16, 4101.499238083557},  // 14: nnz < 4101.5 ? 15 : 16
-      {-1, 47, 7, 0.0},  // 15: leaf: group_row.t128.v1.s2, flat_row.t128.s8, flat_row.t128.s32, block_row.t128.va, block_row.t512.va, flat_scan.t128, nnz_split.t256.v1.c16384
-      {6, 17, 18, 1.9795742867273556},  // 16: skew < 1.97957 ? 17 : 18
-      {-1, 54, 7, 0.0},  // 17: leaf: block_row.t128.va, flat_row.t128.s32, flat_row.t128.s8, block_row.t512.va, flat_scan.t128, group_row.t128.v1.s2, nnz_split.t256.v1.c16384
-      {-1, 61, 7, 0.0},  // 18: leaf: flat_row.t128.s32, block_row.t128.va, flat_row.t128.s8, block_row.t512.va, flat_scan.t128, group_row.t128.v1.s2, nnz_split.t256.v1.c16384
-      {3, 20, 27, 130390.4745293919},  // 19: nnz < 130390 ? 20 : 27
-      {2, 21, 24, 22.627416997969522},  // 20: M < 22.6274 ? 21 : 24
-      {4, 22, 23, 45.254833995939045},  // 21: max_len < 45.2548 ? 22 : 23
-      {-1, 68, 12, 0.0},  // 22: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s2, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 80, 12, 0.0},  // 23: leaf: block_row.t128.va, group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v1.s2, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {7, 25, 26, 21.878780230601333},  // 24: log2_bytes < 21.8788 ? 25 : 26
-      {-1, 92, 9, 0.0},  // 25: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 101, 9, 0.0},  // 26: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {4, 28, 29, 45.254833995939045},  // 27: max_len < 45.2548 ? 28 : 29
-      {-1, 110, 4, 0.0},  // 28: leaf: group_row.t128.v1.s2, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
-      {9, 30, 33, 627.0693741524937},  // 29: max_row_elems < 627.069 ? 30 : 33
-      {1, 31, 32, 11585.237502960395},  // 30: B < 11585.2 ? 31 : 32
-      {-1, 114, 15, 0.0},  // 31: leaf: flat_row.t128.s32, flat_row.t128.s8, group_row.t128.v2.s4, flat_scan.t128, group_row.t128.v2.s2, block_row.t128.va, group_row.t128.v1.s2, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {-1, 129, 15, 0.0},  // 32: leaf: flat_row.t128.s8, group_row.t128.v2.s4, flat_row.t128.s32, group_row.t128.v2.s2, flat_scan.t128, group_row.t128.v1.s2, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {3, 34, 35, 2115505.499667633},  // 33: nnz < 2.11551e+06 ? 34 : 35
-      {-1, 144, 3, 0.0},  // 34: leaf: block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
-      {-1, 147, 15, 0.0},  // 35: leaf: flat_row.t128.s32, block_row.t128.va, flat_scan.t128, flat_row.t128.s8, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, group_row.t128.v2.s4, nnz_split.t256.v4.c65536, group_row.t128.v2.s2, nnz_split.t256.v4.ca, group_row.t128.v1.s2, nnz_split.t256.v4.c262144, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {9, 37, 46, 1583.9191898578665},  // 36: max_row_elems < 1583.92 ? 37 : 46
-      {9, 38, 41, 39.19183588453085},  // 37: max_row_elems < 39.1918 ? 38 : 41
-      {7, 39, 40, 10.361159009266245},  // 38: log2_bytes < 10.3612 ? 39 : 40
-      {-1, 162, 4, 0.0},  // 39: leaf: group_row.t128.v1.s2, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
-      {-1, 166, 12, 0.0},  // 40: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v2.s2, group_row.t128.v1.s2, group_row.t128.v2.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384
-      {4, 42, 45, 254.4995088403905},  // 41: max_len < 254.5 ? 42 : 45
-      {10, 43, 44, 4.0},  // 42: outputs < 4 ? 43 : 44
-      {-1, 178, 7, 0.0},  // 43: leaf: flat_row.t128.s32, block_row.t128.va, flat_row.t128.s8, block_row.t512.va, nnz_split.t256.v1.c16384, group_row.t128.v1.s2, flat_scan.t128
-      {-1, 185, 3, 0.0},  // 44: leaf: block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
-      {-1, 188, 4, 0.0},  // 45: leaf: block_row.t512.va, block_row.t128.va, nnz_split.t256.v1.c16384, group_row.t128.v1.s2
-      {1, 47, 52, 2048.0},  // 46: B < 2048 ? 47 : 52
-      {4, 48, 51, 6.928203230275509},  // 47: max_len < 6.9282 ? 48 : 51
-      {0, 49, 50, 2.8284271247461903},  // 48: elem_bytes < 2.82843 ? 49 : 50
-      {-1, 192, 10, 0.0},  // 49: leaf: group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v2.s1, block_row.t512.va, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536
-      {-1, 202, 9, 0.0},  // 50: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {-1, 211, 3, 0.0},  // 51: leaf: block_row.t512.va, block_row.t128.va, nnz_split.t256.v1.c16384
-      {-1, 214, 7, 0.0},  // 52: leaf: flat_scan.t128, block_row.t512.va, flat_row.t128.s32, nnz_split.t256.v1.c16384, block_row.t128.va, flat_row.t128.s8, group_row.t128.v1.s2
-      {4, 54, 83, 143.10835055998655},  // 53: max_len < 143.108 ? 54 : 83
-      {5, 55, 62, 1.0020675644948236},  // 54: avg_len < 1.00207 ? 55 : 62
-      {2, 56, 57, 8.0},  // 55: M < 8 ? 56 : 57
-      {-1, 221, 15, 0.0},  // 56: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v2.s2, group_row.t128.v1.s2, group_row.t128.v2.s4, flat_row.t128.s8, flat_scan.t128, flat_row.t128.s32, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {0, 58, 61, 2.8284271247461903},  // 57: elem_bytes < 2.82843 ? 58 : 61
-      {7, 59, 60, 20.970951771423294},  // 58: log2_bytes < 20.971 ? 59 : 60
-      {-1, 236, 10, 0.0},  // 59: leaf: group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 246, 10, 0.0},  // 60: leaf: group_row.t128.v8.s1, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 256, 9, 0.0},  // 61: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {2, 63, 74, 39.19183588453085},  // 62: M < 39.1918 ? 63 : 74
-      {5, 64, 67, 7.9978865933456325},  // 63: avg_len < 7.99789 ? 64 : 67
-      {1, 65, 66, 5792.618751480198},  // 64: B < 5792.62 ? 65 : 66
-      {-1, 265, 10, 0.0},  // 65: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 275, 6, 0.0},  // 66: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, block_row.t128.va, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536
-      {2, 68, 71, 22.627416997969522},  // 67: M < 22.6274 ? 68 : 71
-      {5, 69, 70, 15.991880355801005},  // 68: avg_len < 15.9919 ? 69 : 70
-      {-1, 281, 8, 0.0},  // 69: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v2.s4, group_row.t128.v1.s2, block_row.t128.va, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536
-      {-1, 289, 8, 0.0},  // 70: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s2, block_row.t128.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, block_row.t512.va
-      {5, 72, 73, 15.868591274671115},  // 71: avg_len < 15.8686 ? 72 : 73
-      {-1, 297, 10, 0.0},  // 72: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.c262144
-      {-1, 307, 10, 0.0},  // 73: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {4, 75, 76, 5.656854249492381},  // 74: max_len < 5.65685 ? 75 : 76
-      {-1, 317, 9, 0.0},  // 75: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {1, 77, 80, 1448.1546878700494},  // 76: B < 1448.15 ? 77 : 80
-      {2, 78, 79, 252.98221281347037},  // 77: M < 252.982 ? 78 : 79
-      {-1, 326, 9, 0.0},  // 78: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, group_row.t128.v4.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 335, 9, 0.0},  // 79: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {9, 81, 82, 7010.848736066126},  // 80: max_row_elems < 7010.85 ? 81 : 82
-      {-1, 344, 9, 0.0},  // 81: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {-1, 353, 9, 0.0},  // 82: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144
-      {2, 84, 87, 8.0},  // 83: M < 8 ? 84 : 87
-      {3, 85, 86, 16813721.3429532},  // 84: nnz < 1.68137e+07 ? 85 : 86
-      {-1, 362, 11, 0.0},  // 85: leaf: flat_row.t128.s8, flat_row.t128.s32, group_row.t128.v2.s4, group_row.t128.v2.s2, block_row.t128.va, flat_scan.t128, group_row.t128.v2.s1, group_row.t128.v1.s2, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536
-      {-1, 373, 15, 0.0},  // 86: leaf: flat_row.t128.s32, flat_row.t128.s8, group_row.t128.v2.s4, group_row.t128.v2.s2, block_row.t128.va, group_row.t128.v2.s1, flat_scan.t128, group_row.t128.v4.s1, group_row.t128.v1.s2, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144
+      {9, 1, 90, 66489.0698987435},  // 0: max_row_elems < 66489.1 ? 1 : 90
+      {10, 2, 55, 121161.31395788015},  // 1: outputs < 121161 ? 2 : 55
+      {11, 3, 40, 0.00200748689666755},  // 2: row_share < 0.00200749 ? 3 : 40
+      {1, 4, 19, 5792.618751480198},  // 3: B < 5792.62 ? 4 : 19
+      {1, 5, 14, 2896.309375740099},  // 4: B < 2896.31 ? 5 : 14
+      {3, 6, 13, 2959359.3986317376},  // 5: nnz < 2.95936e+06 ? 6 : 13
+      {6, 7, 8, 2.0182311526513605},  // 6: skew < 2.01823 ? 7 : 8
+      {-1, 0, 3, 0.0},  // 7: leaf: block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {3, 9, 10, 31735.641005027774},  // 8: nnz < 31735.6 ? 9 : 10
+      {-1, 3, 12, 0.0},  // 9: leaf: group_row.t128.v4.s8, group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.v4, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {3, 11, 12, 64651.05876163205},  // 10: nnz < 64651.1 ? 11 : 12
+      {-1, 15, 12, 0.0},  // 11: leaf: block_row.t128.v4, block_row.t128.va, group_row.t128.v4.s8, group_row.t128.v2.s2, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 27, 11, 0.0},  // 12: leaf: block_row.t128.va, block_row.t128.v4, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, group_row.t128.v2.s2, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, group_row.t128.v2.s1, group_row.t128.v4.s1, nnz_split.t256.v4.c262144
+      {-1, 38, 7, 0.0},  // 13: leaf: block_row.t512.va, block_row.t128.va, flat_scan.t128, nnz_split.t256.v1.c16384, flat_row.t128.s16, flat_row.t128.s8, group_row.t128.v1.s4
+      {3, 15, 18, 2080534.8586707215},  // 14: nnz < 2.08053e+06 ? 15 : 18
+      {3, 16, 17, 130300.29280089895},  // 15: nnz < 130300 ? 16 : 17
+      {-1, 45, 16, 0.0},  // 16: leaf: group_row.t128.v4.s8, flat_row.t128.s8, flat_row.t128.s16, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.v4, block_row.t128.va, flat_scan.t128, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 61, 16, 0.0},  // 17: leaf: flat_row.t128.s16, block_row.t128.v4, block_row.t128.va, flat_row.t128.s8, flat_scan.t128, group_row.t128.v4.s8, group_row.t128.v1.s4, group_row.t128.v2.s2, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
+      {-1, 77, 16, 0.0},  // 18: leaf: block_row.t128.v4, block_row.t128.va, block_row.t512.va, flat_row.t128.s16, flat_scan.t128, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, flat_row.t128.s8, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, group_row.t128.v4.s8, nnz_split.t256.v4.c262144, group_row.t128.v1.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {4, 20, 35, 362.03867196751236},  // 19: max_len < 362.039 ? 20 : 35
+      {11, 21, 30, 0.00024290592275424556},  // 20: row_share < 0.000242906 ? 21 : 30
+      {4, 22, 29, 181.01933598375618},  // 21: max_len < 181.019 ? 22 : 29
+      {3, 23, 28, 525199.4099806283},  // 22: nnz < 525199 ? 23 : 28
+      {6, 24, 27, 2.0060991715537657},  // 23: skew < 2.0061 ? 24 : 27
+      {6, 25, 26, 1.9893831370757624},  // 24: skew < 1.98938 ? 25 : 26
+      {-1, 93, 10, 0.0},  // 25: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, flat_row.t128.s8, group_row.t128.v1.s4, flat_row.t128.s16, flat_scan.t128, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
+      {-1, 103, 4, 0.0},  // 26: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {-1, 107, 16, 0.0},  // 27: leaf: group_row.t128.v4.s8, flat_row.t128.s8, group_row.t128.v2.s2, group_row.t128.v2.s1, flat_row.t128.s16, group_row.t128.v1.s4, group_row.t128.v4.s1, flat_scan.t128, block_row.t128.v4, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 123, 7, 0.0},  // 28: leaf: flat_row.t128.s8, flat_row.t128.s16, group_row.t128.v1.s4, flat_scan.t128, block_row.t128.va, nnz_split.t256.v1.c16384, block_row.t512.va
+      {-1, 130, 4, 0.0},  // 29: leaf: block_row.t128.va, group_row.t128.v1.s4, nnz_split.t256.v1.c16384, block_row.t512.va
+      {3, 31, 34, 185325.6922825327},  // 30: nnz < 185326 ? 31 : 34
+      {2, 32, 33, 2.8284271247461903},  // 31: M < 2.82843 ? 32 : 33
+      {-1, 134, 10, 0.0},  // 32: leaf: group_row.t128.v1.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, flat_row.t128.s8, flat_row.t128.s16, block_row.t128.va, flat_scan.t128, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
+      {-1, 144, 16, 0.0},  // 33: leaf: group_row.t128.v4.s8, flat_row.t128.s8, flat_row.t128.s16, group_row.t128.v1.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v4.s1, flat_scan.t128, block_row.t128.v4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 160, 10, 0.0},  // 34: leaf: flat_row.t128.s16, flat_row.t128.s8, flat_scan.t128, group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
+      {1, 36, 37, 11585.237502960395},  // 35: B < 11585.2 ? 36 : 37
+      {-1, 170, 10, 0.0},  // 36: leaf: flat_row.t128.s16, flat_row.t128.s8, block_row.t128.va, flat_scan.t128, group_row.t128.v1.s4, group_row.t128.v2.s2, nnz_split.t256.v1.c16384, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v2.c65536
+      {7, 38, 39, 25.00509343332138},  // 37: log2_bytes < 25.0051 ? 38 : 39
+      {-1, 180, 7, 0.0},  // 38: leaf: flat_row.t128.s8, flat_row.t128.s16, block_row.t128.va, flat_scan.t128, group_row.t128.v1.s4, block_row.t512.va, nnz_split.t256.v1.c16384
+      {-1, 187, 7, 0.0},  // 39: leaf: flat_row.t128.s16, flat_row.t128.s8, block_row.t128.va, flat_scan.t128, group_row.t128.v1.s4, nnz_split.t256.v1.c16384, block_row.t512.va
+      {1, 41, 54, 2048.0},  // 40: B < 2048 ? 41 : 54
+      {9, 42, 51, 1583.9191898578665},  // 41: max_row_elems < 1583.92 ? 42 : 51
+      {4, 43, 50, 254.4995088403905},  // 42: max_len < 254.5 ? 43 : 50
+      {9, 44, 45, 5.656854249492381},  // 43: max_row_elems < 5.65685 ? 44 : 45
+      {-1, 194, 7, 0.0},  // 44: leaf: group_row.t128.v1.s4, flat_row.t128.s16, flat_row.t128.s8, block_row.t128.va, block_row.t512.va, flat_scan.t128, nnz_split.t256.v1.c16384
+      {5, 46, 47, 1.0532687216470449},  // 45: avg_len < 1.05327 ? 46 : 47
+      {-1, 201, 10, 0.0},  // 46: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384
+      {2, 48, 49, 90.50966799187809},  // 47: M < 90.5097 ? 48 : 49
+      {-1, 211, 3, 0.0},  // 48: leaf: block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {-1, 214, 10, 0.0},  // 49: leaf: block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s1, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384
+      {-1, 224, 4, 0.0},  // 50: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s4, nnz_split.t256.v1.c16384
+      {4, 52, 53, 2.4494897427831783},  // 51: max_len < 2.44949 ? 52 : 53
+      {-1, 228, 10, 0.0},  // 52: leaf: group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
+      {-1, 238, 3, 0.0},  // 53: leaf: block_row.t512.va, block_row.t128.va, nnz_split.t256.v1.c16384
+      {-1, 241, 7, 0.0},  // 54: leaf: flat_scan.t128, block_row.t512.va, nnz_split.t256.v1.c16384, flat_row.t128.s16, block_row.t128.va, flat_row.t128.s8, group_row.t128.v1.s4
+      {4, 56, 83, 143.10835055998655},  // 55: max_len < 143.108 ? 56 : 83
+      {5, 57, 60, 1.0020675644948236},  // 56: avg_len < 1.00207 ? 57 : 60
+      {1, 58, 59, 2896.309375740099},  // 57: B < 2896.31 ? 58 : 59
+      {-1, 248, 10, 0.0},  // 58: leaf: block_row.t128.v4, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 258, 10, 0.0},  // 59: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {2, 61, 70, 39.19183588453085},  // 60: M < 39.1918 ? 61 : 70
+      {5, 62, 67, 8.019836348425901},  // 61: avg_len < 8.01984 ? 62 : 67
+      {1, 63, 64, 5792.618751480198},  // 62: B < 5792.62 ? 63 : 64
+      {-1, 268, 11, 0.0},  // 63: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {3, 65, 66, 46265.369078826116},  // 64: nnz < 46265.4 ? 65 : 66
+      {-1, 279, 11, 0.0},  // 65: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v2.s2, block_row.t128.v4, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 290, 6, 0.0},  // 66: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, block_row.t128.va, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536
+      {8, 68, 69, 2.8284271247461903},  // 67: m_mod_8 < 2.82843 ? 68 : 69
+      {-1, 296, 6, 0.0},  // 68: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, block_row.t512.va
+      {-1, 302, 16, 0.0},  // 69: leaf: flat_row.t128.s8, flat_row.t128.s16, group_row.t128.v4.s8, group_row.t128.v2.s2, group_row.t128.v2.s1, flat_scan.t128, group_row.t128.v1.s4, group_row.t128.v4.s1, block_row.t128.va, block_row.t128.v4, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v4.c262144
+      {5, 71, 80, 32.38083086565335},  // 70: avg_len < 32.3808 ? 71 : 80
+      {4, 72, 73, 5.656854249492381},  // 71: max_len < 5.65685 ? 72 : 73
+      {-1, 318, 10, 0.0},  // 72: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {1, 74, 75, 1448.1546878700494},  // 73: B < 1448.15 ? 74 : 75
+      {-1, 328, 10, 0.0},  // 74: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
+      {9, 76, 79, 7010.848736066126},  // 75: max_row_elems < 7010.85 ? 76 : 79
+      {10, 77, 78, 227023.36344966787},  // 76: outputs < 227023 ? 77 : 78
+      {-1, 338, 10, 0.0},  // 77: leaf: block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 348, 10, 0.0},  // 78: leaf: group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
+      {-1, 358, 10, 0.0},  // 79: leaf: block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144
+      {0, 81, 82, 2.8284271247461903},  // 80: elem_bytes < 2.82843 ? 81 : 82
+      {-1, 368, 10, 0.0},  // 81: leaf: block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
+      {-1, 378, 10, 0.0},  // 82: leaf: block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s1, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
+      {2, 84, 85, 8.0},  // 83: M < 8 ? 84 : 85
+      {-1, 388, 10, 0.0},  // 84: leaf: flat_row.t128.s16, flat_row.t128.s8, group_row.t128.v2.s2, block_row.t128.va, flat_scan.t128, group_row.t128.v2.s1, group_row.t128.v1.s4, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, block_row.t512.va
+      {1, 86, 87, 2896.309375740099},  // 85: B < 2896.31 ? 86 : 87
+      {-1, 398, 10, 0.0},  // 86: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v4, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v4.c262144
       {9, 88, 89, 4579.4672179195695},  // 87: max_row_elems < 4579.47 ? 88 : 89
-      {-1, 388, 12, 0.0},  // 88: leaf: group_row.t128.v2.s4, block_row.t128.va, group_row.t128.v2.s2, group_row.t128.v1.s2, group_row.t128.v2.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {1, 90, 91, 2896.309375740099},  // 89: B < 2896.31 ? 90 : 91
-      {-1, 400, 9, 0.0},  // 90: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v4.c262144
-      {-1, 409, 9, 0.0},  // 91: leaf: block_row.t128.va, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v4.s1, nnz_split.t256.v4.c262144
-      {2, 93, 94, 8.0},  // 92: M < 8 ? 93 : 94
-      {-1, 418, 7, 0.0},  // 93: leaf: flat_scan.t128, nnz_split.t256.v1.c16384, block_row.t512.va, flat_row.t128.s32, block_row.t128.va, flat_row.t128.s8, group_row.t128.v1.s2
-      {7, 95, 98, 24.043475942267477},  // 94: log2_bytes < 24.0435 ? 95 : 98
-      {2, 96, 97, 512.0},  // 95: M < 512 ? 96 : 97
-      {-1, 425, 9, 0.0},  // 96: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 434, 9, 0.0},  // 97: leaf: nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, block_row.t512.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va
-      {9, 99, 112, 537684.8390200342},  // 98: max_row_elems < 537685 ? 99 : 112
-      {9, 100, 101, 170431.98798347684},  // 99: max_row_elems < 170432 ? 100 : 101
-      {-1, 443, 9, 0.0},  // 100: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t128.va, nnz_split.t256.v4.c262144, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {11, 102, 107, 0.0038681564055721234},  // 101: row_share < 0.00386816 ? 102 : 107
-      {9, 103, 106, 421994.8602530604},  // 102: max_row_elems < 421995 ? 103 : 106
-      {5, 104, 105, 517.7968522925418},  // 103: avg_len < 517.797 ? 104 : 105
-      {-1, 452, 10, 0.0},  // 104: leaf: block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v2.s1, nnz_split.t256.v4.ca, block_row.t128.va, group_row.t128.v8.s1, group_row.t128.v4.s1, nnz_split.t256.v1.c16384
-      {-1, 462, 9, 0.0},  // 105: leaf: nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v1.c16384, group_row.t128.v4.s1
-      {-1, 471, 9, 0.0},  // 106: leaf: nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v1.c16384
-      {11, 108, 109, 0.007454986878893646},  // 107: row_share < 0.00745499 ? 108 : 109
-      {-1, 480, 9, 0.0},  // 108: leaf: block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384
-      {3, 110, 111, 23379.20999520728},  // 109: nnz < 23379.2 ? 110 : 111
-      {-1, 489, 9, 0.0},  // 110: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144, group_row.t128.v4.s1, block_row.t128.va
-      {-1, 498, 9, 0.0},  // 111: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {7, 113, 120, 28.782367798449872},  // 112: log2_bytes < 28.7824 ? 113 : 120
-      {6, 114, 119, 576.5775619366367},  // 113: skew < 576.578 ? 114 : 119
-      {7, 115, 118, 27.09278438965614},  // 114: log2_bytes < 27.0928 ? 115 : 118
-      {0, 116, 117, 2.8284271247461903},  // 115: elem_bytes < 2.82843 ? 116 : 117
-      {-1, 507, 10, 0.0},  // 116: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v8.s1
-      {-1, 517, 9, 0.0},  // 117: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1
-      {-1, 526, 9, 0.0},  // 118: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 535, 9, 0.0},  // 119: leaf: nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 544, 9, 0.0},  // 120: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 408, 12, 0.0},  // 88: leaf: group_row.t128.v4.s8, block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s2, group_row.t128.v2.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
+      {-1, 420, 10, 0.0},  // 89: leaf: block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v4.s1, nnz_split.t256.v4.c262144
+      {2, 91, 92, 8.0},  // 90: M < 8 ? 91 : 92
+      {-1, 430, 7, 0.0},  // 91: leaf: flat_scan.t128, nnz_split.t256.v1.c16384, block_row.t512.va, block_row.t128.va, flat_row.t128.s16, flat_row.t128.s8, group_row.t128.v1.s4
+      {7, 93, 96, 24.043475942267477},  // 92: log2_bytes < 24.0435 ? 93 : 96
+      {2, 94, 95, 512.0},  // 93: M < 512 ? 94 : 95
+      {-1, 437, 10, 0.0},  // 94: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 447, 10, 0.0},  // 95: leaf: nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.v4, group_row.t128.v4.s1, block_row.t128.va
+      {9, 97, 108, 537684.8390200342},  // 96: max_row_elems < 537685 ? 97 : 108
+      {9, 98, 99, 170431.98798347684},  // 97: max_row_elems < 170432 ? 98 : 99
+      {-1, 457, 10, 0.0},  // 98: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t128.va, block_row.t128.v4, nnz_split.t256.v4.c262144, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {11, 100, 105, 0.0038681564055721234},  // 99: row_share < 0.00386816 ? 100 : 105
+      {9, 101, 104, 298979.9438892181},  // 100: max_row_elems < 298980 ? 101 : 104
+      {5, 102, 103, 517.7968522925418},  // 101: avg_len < 517.797 ? 102 : 103
+      {-1, 467, 10, 0.0},  // 102: leaf: block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, group_row.t128.v2.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t128.va, block_row.t128.v4, group_row.t128.v4.s1, nnz_split.t256.v1.c16384
+      {-1, 477, 10, 0.0},  // 103: leaf: nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v4, nnz_split.t256.v1.c16384, group_row.t128.v4.s1
+      {-1, 487, 10, 0.0},  // 104: leaf: nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, group_row.t128.v2.s1, block_row.t128.va, block_row.t128.v4, group_row.t128.v4.s1, nnz_split.t256.v1.c16384
+      {11, 106, 107, 0.007454986878893646},  // 105: row_share < 0.00745499 ? 106 : 107
+      {-1, 497, 10, 0.0},  // 106: leaf: block_row.t512.va, nnz_split.t256.v2.c65536, group_row.t128.v2.s1, nnz_split.t256.v4.c65536, block_row.t128.va, block_row.t128.v4, group_row.t128.v4.s1, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384
+      {-1, 507, 10, 0.0},  // 107: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144, block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {7, 109, 120, 28.782367798449872},  // 108: log2_bytes < 28.7824 ? 109 : 120
+      {6, 110, 119, 576.5775619366367},  // 109: skew < 576.578 ? 110 : 119
+      {0, 111, 116, 2.8284271247461903},  // 110: elem_bytes < 2.82843 ? 111 : 116
+      {1, 112, 113, 45.254833995939045},  // 111: B < 45.2548 ? 112 : 113
+      {-1, 517, 10, 0.0},  // 112: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, block_row.t128.v4
+      {6, 114, 115, 2.0925903825741106},  // 113: skew < 2.09259 ? 114 : 115
+      {-1, 527, 10, 0.0},  // 114: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v4, group_row.t128.v4.s1
+      {-1, 537, 10, 0.0},  // 115: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v4, group_row.t128.v4.s1
+      {7, 117, 118, 28.24356075664581},  // 116: log2_bytes < 28.2436 ? 117 : 118
+      {-1, 547, 10, 0.0},  // 117: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t512.va, block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 557, 10, 0.0},  // 118: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, block_row.t128.v4, group_row.t128.v4.s1
+      {-1, 567, 10, 0.0},  // 119: leaf: nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t512.va, block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v4.s1
+      {-1, 577, 10, 0.0},  // 120: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v4, group_row.t128.v4.s1
   }};
-  static constexpr std::array<std::uint16_t, 553> leaf_configs = {5, 14, 15, 13, 0, 1, 8, 2, 5, 6, 7, 14, 15, 0, 13, 1, 8, 9, 7, 6, 2, 14, 5, 15, 0, 13, 1, 8, 9, 14, 15, 13, 0, 5, 1, 8, 15, 14, 0, 13, 7, 6, 1, 8, 5, 2, 9, 5, 14, 15, 0, 1, 13, 8, 0, 15, 14, 1, 13, 5, 8, 15, 0, 14, 1, 13, 5, 8, 7, 6, 2, 5, 3, 0, 1, 12, 8, 10, 9, 11, 0, 7, 6, 5, 1, 2, 12, 3, 8, 10, 9, 11, 2, 0, 3, 1, 12, 8, 10, 9, 11, 0, 2, 3, 1, 12, 8, 10, 9, 11, 5, 0, 1, 8, 15, 14, 7, 13, 6, 0, 5, 2, 3, 1, 8, 12, 9, 10, 11, 14, 7, 15, 6, 13, 5, 2, 0, 3, 8, 1, 12, 9, 10, 11, 0, 1, 8, 15, 0, 13, 14, 8, 1, 9, 7, 10, 6, 12, 5, 11, 2, 3, 5, 0, 1, 8, 2, 3, 6, 5, 7, 0, 1, 12, 11, 10, 9, 8, 15, 0, 14, 1, 8, 5, 13, 0, 1, 8, 1, 0, 8, 5, 3, 4, 2, 1, 0, 12, 8, 10, 11, 9, 0, 2, 3, 1, 12, 8, 9, 10, 11, 1, 0, 8, 13, 1, 15, 8, 0, 14, 5, 2, 3, 6, 5, 7, 14, 13, 15, 0, 12, 1, 8, 10, 9, 11, 3, 4, 2, 0, 12, 1, 8, 10, 9, 11, 4, 3, 2, 0, 12, 8, 1, 10, 9, 11, 3, 2, 0, 12, 1, 8, 10, 9, 11, 6, 2, 0, 3, 12, 1, 8, 10, 9, 11, 2, 6, 0, 8, 1, 9, 6, 2, 7, 5, 0, 8, 1, 9, 7, 6, 2, 5, 0, 8, 9, 1, 2, 6, 3, 0, 12, 8, 10, 9, 1, 11, 6, 2, 0, 3, 8, 9, 1, 12, 10, 11, 3, 2, 0, 12, 10, 1, 8, 9, 11, 0, 1, 2, 12, 8, 3, 10, 9, 11, 1, 2, 0, 3, 12, 8, 9, 10, 11, 2, 0, 3, 8, 1, 9, 12, 10, 11, 0, 2, 3, 1, 9, 10, 12, 8, 11, 14, 15, 7, 6, 0, 13, 2, 5, 8, 1, 9, 15, 14, 7, 6, 0, 2, 13, 3, 5, 8, 9, 1, 10, 12, 11, 7, 0, 6, 5, 2, 12, 8, 3, 1, 10, 9, 11, 1, 0, 2, 10, 9, 8, 12, 3, 11, 0, 2, 1, 9, 8, 12, 10, 3, 11, 13, 8, 1, 15, 0, 14, 5, 12, 8, 10, 1, 9, 11, 0, 2, 3, 8, 12, 9, 10, 11, 1, 2, 3, 0, 1, 10, 9, 12, 8, 0, 11, 2, 3, 1, 11, 10, 9, 2, 12, 0, 4, 3, 8, 11, 1, 10, 9, 12, 0, 2, 8, 3, 11, 1, 10, 9, 12, 2, 0, 3, 8, 1, 2, 9, 10, 0, 3, 11, 12, 8, 9, 10, 1, 2, 12, 8, 11, 3, 0, 10, 9, 1, 12, 8, 11, 0, 2, 3, 10, 9, 8, 11, 12, 1, 0, 2, 3, 4, 9, 10, 8, 12, 11, 1, 2, 0, 3, 11, 9, 10, 12, 8, 1, 0, 2, 3, 8, 9, 10, 12, 11, 1, 0, 2, 3, 11, 9, 10, 12, 8, 1, 0, 2, 3};
+  static constexpr std::array<std::uint16_t, 587> leaf_configs = {0, 2, 8, 7, 5, 3, 1, 4, 0, 2, 12, 10, 8, 9, 11, 1, 0, 7, 5, 2, 3, 12, 4, 8, 10, 9, 11, 0, 1, 2, 8, 12, 5, 9, 10, 3, 4, 11, 2, 0, 13, 8, 15, 14, 6, 7, 14, 15, 5, 6, 3, 4, 1, 0, 13, 2, 12, 8, 10, 9, 11, 15, 1, 0, 14, 13, 7, 6, 5, 2, 3, 8, 12, 4, 9, 10, 11, 1, 0, 2, 15, 13, 8, 9, 14, 10, 12, 7, 11, 6, 5, 3, 4, 3, 5, 14, 6, 15, 13, 0, 2, 8, 9, 6, 0, 2, 8, 7, 14, 5, 3, 15, 6, 4, 13, 1, 0, 12, 8, 2, 10, 9, 11, 14, 15, 6, 13, 0, 8, 2, 0, 6, 8, 2, 6, 5, 3, 14, 15, 0, 13, 2, 8, 9, 7, 14, 15, 6, 5, 3, 4, 13, 1, 0, 2, 12, 8, 10, 9, 11, 15, 14, 13, 6, 0, 5, 3, 2, 8, 9, 15, 14, 0, 13, 6, 5, 8, 2, 3, 9, 14, 15, 0, 13, 6, 2, 8, 15, 14, 0, 13, 6, 8, 2, 6, 15, 14, 0, 2, 13, 8, 4, 3, 1, 0, 2, 12, 10, 11, 9, 8, 0, 2, 8, 1, 0, 3, 2, 4, 12, 10, 11, 9, 8, 2, 0, 6, 8, 3, 1, 0, 4, 2, 12, 8, 9, 10, 11, 2, 0, 8, 13, 2, 8, 15, 0, 14, 6, 1, 0, 4, 3, 2, 12, 8, 10, 9, 11, 4, 3, 1, 0, 12, 8, 2, 10, 9, 11, 5, 3, 1, 0, 4, 12, 2, 8, 10, 9, 11, 4, 3, 5, 1, 0, 12, 2, 8, 10, 9, 11, 3, 5, 0, 8, 2, 9, 5, 3, 0, 8, 9, 2, 14, 15, 7, 5, 3, 13, 6, 4, 0, 1, 8, 9, 12, 10, 2, 11, 4, 3, 1, 0, 12, 10, 2, 8, 9, 11, 2, 3, 1, 0, 4, 12, 8, 9, 10, 11, 1, 0, 3, 4, 2, 12, 8, 10, 9, 11, 3, 1, 0, 4, 8, 2, 9, 12, 10, 11, 0, 1, 3, 4, 2, 9, 10, 12, 8, 11, 0, 1, 3, 2, 4, 12, 9, 8, 10, 11, 1, 0, 3, 2, 4, 8, 9, 12, 10, 11, 15, 14, 5, 0, 13, 3, 6, 8, 9, 2, 2, 0, 3, 1, 10, 9, 8, 12, 4, 11, 7, 1, 0, 5, 3, 12, 8, 4, 2, 10, 9, 11, 0, 1, 3, 2, 9, 8, 12, 10, 4, 11, 13, 8, 2, 0, 15, 14, 6, 12, 8, 10, 2, 9, 11, 0, 1, 3, 4, 8, 12, 9, 10, 11, 2, 3, 1, 4, 0, 2, 10, 9, 12, 8, 0, 1, 11, 3, 4, 2, 11, 10, 3, 9, 12, 0, 1, 4, 8, 11, 2, 10, 9, 12, 0, 3, 1, 8, 4, 11, 2, 10, 9, 12, 3, 0, 1, 4, 8, 2, 9, 3, 10, 0, 1, 4, 11, 12, 8, 10, 9, 2, 12, 8, 11, 0, 1, 3, 4, 9, 10, 11, 8, 12, 2, 3, 0, 4, 1, 11, 10, 9, 12, 8, 2, 0, 3, 1, 4, 10, 9, 8, 11, 12, 2, 0, 3, 1, 4, 9, 10, 8, 12, 11, 2, 1, 0, 3, 4, 11, 9, 10, 12, 8, 2, 3, 0, 1, 4, 8, 9, 10, 12, 11, 2, 0, 1, 3, 4, 11, 9, 10, 12, 8, 2, 0, 3, 1, 4};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 16> fallback = {0, 1, 8, 2, 9, 12, 10, 3, 11, 5, 6, 4, 7, 13, 15, 14};
+  static constexpr std::array<std::uint16_t, 16> fallback = {0, 2, 8, 3, 9, 1, 12, 10, 4, 11, 5, 7, 6, 13, 15, 14};
 };
 
 struct jagged_mean {
@@ -251,30 +251,29 @@ struct jagged_mean {
   static constexpr std::array<aotune::jagged_reduce::Config, 16> configs = {{
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 0: block_row.t128.va
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 1: block_row.t512.va
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 2: group_row.t128.v2.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 3: group_row.t128.v4.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 2},  // 4: group_row.t128.v1.s2
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 1},  // 2: group_row.t128.v1.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 3: group_row.t128.v2.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 4: group_row.t128.v4.s1
       {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 2},  // 5: group_row.t128.v2.s2
       {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 4},  // 6: group_row.t128.v2.s4
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 16},  // 7: group_row.t128.v2.s16
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 16384, .slots = 1},  // 8: nnz_split.t256.v2.c16384
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536, .slots = 1},  // 9: nnz_split.t256.v2.c65536
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 65536, .slots = 1},  // 10: nnz_split.t256.v4.c65536
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 262144, .slots = 1},  // 11: nnz_split.t256.v2.c262144
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 262144, .slots = 1},  // 12: nnz_split.t256.v4.c262144
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 0, .slots = 1},  // 13: nnz_split.t256.v4.ca
-      {.strategy = aotune::jagged_reduce::Strategy::flat_scan, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 14: flat_scan.t128
-      {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 8},  // 15: flat_row.t128.s8
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 16384, .slots = 1},  // 7: nnz_split.t256.v2.c16384
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536, .slots = 1},  // 8: nnz_split.t256.v2.c65536
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 65536, .slots = 1},  // 9: nnz_split.t256.v4.c65536
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 262144, .slots = 1},  // 10: nnz_split.t256.v2.c262144
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 262144, .slots = 1},  // 11: nnz_split.t256.v4.c262144
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 0, .slots = 1},  // 12: nnz_split.t256.v4.ca
+      {.strategy = aotune::jagged_reduce::Strategy::flat_scan, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 13: flat_scan.t128
+      {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 4},  // 14: flat_row.t128.s4
+      {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 16},  // 15: flat_row.t128.s16
   }};
   static constexpr std::array<std::string_view, 16> config_ids = {
       "block_row.t128.va",
       "block_row.t512.va",
+      "group_row.t128.v1.s1",
       "group_row.t128.v2.s1",
       "group_row.t128.v4.s1",
-      "group_row.t128.v1.s2",
       "group_row.t128.v2.s2",
       "group_row.t128.v2.s4",
-      "group_row.t128.v2.s16",
       "nnz_split.t256.v2.c16384",
       "nnz_split.t256.v2.c65536",
       "nnz_split.t256.v4.c65536",
@@ -282,134 +281,105 @@ struct jagged_mean {
       "nnz_split.t256.v4.c262144",
       "nnz_split.t256.v4.ca",
       "flat_scan.t128",
-      "flat_row.t128.s8",
+      "flat_row.t128.s4",
+      "flat_row.t128.s16",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 119> tree = {{
-      {11, 1, 68, 0.002780559090959204},  // 0: row_share < 0.00278056 ? 1 : 68
-      {10, 2, 33, 122606.62924980852},  // 1: outputs < 122607 ? 2 : 33
-      {9, 3, 8, 55.42562584220407},  // 2: max_row_elems < 55.4256 ? 3 : 8
-      {2, 4, 5, 3.4641016151377544},  // 3: M < 3.4641 ? 4 : 5
-      {-1, 0, 3, 0.0},  // 4: leaf: group_row.t128.v1.s2, block_row.t128.va, block_row.t512.va
-      {5, 6, 7, 1.002256737825083},  // 5: avg_len < 1.00226 ? 6 : 7
-      {-1, 3, 13, 0.0},  // 6: leaf: group_row.t128.v2.s1, group_row.t128.v1.s2, group_row.t128.v2.s2, group_row.t128.v2.s4, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144
-      {-1, 16, 16, 0.0},  // 7: leaf: group_row.t128.v4.s1, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s2, flat_row.t128.s8, group_row.t128.v2.s4, group_row.t128.v2.s16, flat_scan.t128, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144
-      {2, 9, 16, 2.4494897427831783},  // 8: M < 2.44949 ? 9 : 16
-      {1, 10, 13, 4096.000000000001},  // 9: B < 4096 ? 10 : 13
-      {3, 11, 12, 2974769.8392238687},  // 10: nnz < 2.97477e+06 ? 11 : 12
-      {-1, 32, 5, 0.0},  // 11: leaf: block_row.t128.va, flat_row.t128.s8, block_row.t512.va, flat_scan.t128, group_row.t128.v1.s2
-      {-1, 37, 5, 0.0},  // 12: leaf: block_row.t512.va, flat_scan.t128, block_row.t128.va, flat_row.t128.s8, group_row.t128.v1.s2
-      {11, 14, 15, 0.00012232758347789866},  // 13: row_share < 0.000122328 ? 14 : 15
-      {-1, 42, 5, 0.0},  // 14: leaf: flat_row.t128.s8, block_row.t128.va, flat_scan.t128, group_row.t128.v1.s2, block_row.t512.va
-      {-1, 47, 12, 0.0},  // 15: leaf: group_row.t128.v2.s16, flat_row.t128.s8, group_row.t128.v2.s4, block_row.t128.va, flat_scan.t128, group_row.t128.v2.s2, group_row.t128.v1.s2, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144
-      {5, 17, 20, 8.005431145864222},  // 16: avg_len < 8.00543 ? 17 : 20
-      {10, 18, 19, 46340.95001184158},  // 17: outputs < 46341 ? 18 : 19
-      {-1, 59, 13, 0.0},  // 18: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v1.s2, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 72, 11, 0.0},  // 19: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {4, 21, 24, 22.627416997969522},  // 20: max_len < 22.6274 ? 21 : 24
-      {1, 22, 23, 11585.237502960395},  // 21: B < 11585.2 ? 22 : 23
-      {-1, 83, 16, 0.0},  // 22: leaf: group_row.t128.v2.s4, flat_row.t128.s8, group_row.t128.v2.s16, group_row.t128.v2.s2, group_row.t128.v1.s2, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, flat_scan.t128, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 99, 3, 0.0},  // 23: leaf: group_row.t128.v1.s2, block_row.t128.va, block_row.t512.va
-      {9, 25, 28, 627.0693741524937},  // 24: max_row_elems < 627.069 ? 25 : 28
-      {1, 26, 27, 4096.000000000001},  // 25: B < 4096 ? 26 : 27
-      {-1, 102, 13, 0.0},  // 26: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, block_row.t128.va, group_row.t128.v1.s2, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 115, 16, 0.0},  // 27: leaf: flat_row.t128.s8, group_row.t128.v2.s16, group_row.t128.v2.s4, group_row.t128.v2.s2, flat_scan.t128, block_row.t128.va, group_row.t128.v1.s2, group_row.t128.v2.s1, group_row.t128.v4.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {7, 29, 32, 27.010684056414622},  // 28: log2_bytes < 27.0107 ? 29 : 32
-      {3, 30, 31, 2101900.3218064364},  // 29: nnz < 2.1019e+06 ? 30 : 31
-      {-1, 131, 2, 0.0},  // 30: leaf: block_row.t128.va, block_row.t512.va
-      {-1, 133, 16, 0.0},  // 31: leaf: group_row.t128.v2.s16, block_row.t128.va, flat_row.t128.s8, flat_scan.t128, group_row.t128.v2.s4, block_row.t512.va, nnz_split.t256.v2.c16384, group_row.t128.v2.s2, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, group_row.t128.v1.s2, group_row.t128.v2.s1, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, group_row.t128.v4.s1
-      {-1, 149, 10, 0.0},  // 32: leaf: block_row.t512.va, block_row.t128.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c262144, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {9, 34, 55, 7010.848736066126},  // 33: max_row_elems < 7010.85 ? 34 : 55
-      {4, 35, 48, 90.50966799187809},  // 34: max_len < 90.5097 ? 35 : 48
-      {3, 36, 41, 16449.859452287124},  // 35: nnz < 16449.9 ? 36 : 41
-      {2, 37, 40, 362.03867196751236},  // 36: M < 362.039 ? 37 : 40
-      {7, 38, 39, 19.487602222052328},  // 37: log2_bytes < 19.4876 ? 38 : 39
-      {-1, 159, 10, 0.0},  // 38: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 169, 10, 0.0},  // 39: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 179, 10, 0.0},  // 40: leaf: block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
-      {10, 42, 45, 160529.75978303837},  // 41: outputs < 160530 ? 42 : 45
-      {4, 43, 44, 45.254833995939045},  // 42: max_len < 45.2548 ? 43 : 44
-      {-1, 189, 7, 0.0},  // 43: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144
-      {-1, 196, 13, 0.0},  // 44: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v1.s2, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {5, 46, 47, 1.007125304160274},  // 45: avg_len < 1.00713 ? 46 : 47
-      {-1, 209, 10, 0.0},  // 46: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 219, 10, 0.0},  // 47: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {2, 49, 52, 22.627416997969522},  // 48: M < 22.6274 ? 49 : 52
-      {3, 50, 51, 8403061.519575827},  // 49: nnz < 8.40306e+06 ? 50 : 51
-      {-1, 229, 9, 0.0},  // 50: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s2, block_row.t128.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v2.c262144
-      {-1, 238, 12, 0.0},  // 51: leaf: group_row.t128.v2.s16, flat_row.t128.s8, group_row.t128.v2.s4, group_row.t128.v2.s2, block_row.t128.va, group_row.t128.v2.s1, flat_scan.t128, group_row.t128.v1.s2, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c262144
-      {1, 53, 54, 11585.237502960395},  // 52: B < 11585.2 ? 53 : 54
-      {-1, 250, 11, 0.0},  // 53: leaf: block_row.t128.va, group_row.t128.v2.s2, group_row.t128.v2.s1, nnz_split.t256.v2.c16384, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 261, 11, 0.0},  // 54: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, block_row.t512.va, nnz_split.t256.v4.c262144
-      {9, 56, 65, 210989.9755723006},  // 55: max_row_elems < 210990 ? 56 : 65
-      {9, 57, 62, 89695.0353141131},  // 56: max_row_elems < 89695 ? 57 : 62
-      {2, 58, 61, 627.0693741524937},  // 57: M < 627.069 ? 58 : 61
-      {3, 59, 60, 32501.42990700563},  // 58: nnz < 32501.4 ? 59 : 60
-      {-1, 272, 10, 0.0},  // 59: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 282, 10, 0.0},  // 60: leaf: block_row.t128.va, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 292, 10, 0.0},  // 61: leaf: group_row.t128.v2.s1, block_row.t128.va, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
-      {0, 63, 64, 2.8284271247461903},  // 62: elem_bytes < 2.82843 ? 63 : 64
-      {-1, 302, 10, 0.0},  // 63: leaf: block_row.t512.va, block_row.t128.va, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, nnz_split.t256.v2.c16384, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 312, 10, 0.0},  // 64: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384
-      {5, 66, 67, 509.4303494166759},  // 65: avg_len < 509.43 ? 66 : 67
-      {-1, 322, 10, 0.0},  // 66: leaf: nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, block_row.t128.va, nnz_split.t256.v4.ca, group_row.t128.v2.s1, group_row.t128.v4.s1, nnz_split.t256.v2.c16384
-      {-1, 332, 10, 0.0},  // 67: leaf: nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, nnz_split.t256.v2.c65536, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v2.c16384, group_row.t128.v4.s1
-      {7, 69, 96, 25.00583568401078},  // 68: log2_bytes < 25.0058 ? 69 : 96
-      {3, 70, 95, 662626.3127479922},  // 69: nnz < 662626 ? 70 : 95
-      {9, 71, 90, 172767.94962029273},  // 70: max_row_elems < 172768 ? 71 : 90
-      {9, 72, 81, 1693.280839081338},  // 71: max_row_elems < 1693.28 ? 72 : 81
-      {9, 73, 74, 39.19183588453085},  // 72: max_row_elems < 39.1918 ? 73 : 74
-      {-1, 342, 3, 0.0},  // 73: leaf: group_row.t128.v1.s2, block_row.t128.va, block_row.t512.va
-      {3, 75, 80, 11485.81211756487},  // 74: nnz < 11485.8 ? 75 : 80
-      {2, 76, 77, 113.13708498984761},  // 75: M < 113.137 ? 76 : 77
-      {-1, 345, 2, 0.0},  // 76: leaf: block_row.t128.va, block_row.t512.va
-      {2, 78, 79, 362.03867196751236},  // 77: M < 362.039 ? 78 : 79
-      {-1, 347, 10, 0.0},  // 78: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144
-      {-1, 357, 10, 0.0},  // 79: leaf: block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca
-      {-1, 367, 3, 0.0},  // 80: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s2
-      {4, 82, 89, 7040.881762961227},  // 81: max_len < 7040.88 ? 82 : 89
-      {4, 83, 84, 3.7416573867739418},  // 82: max_len < 3.74166 ? 83 : 84
-      {-1, 370, 10, 0.0},  // 83: leaf: group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
-      {7, 85, 86, 13.362016032425261},  // 84: log2_bytes < 13.362 ? 85 : 86
-      {-1, 380, 10, 0.0},  // 85: leaf: block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {1, 87, 88, 724.0773439350247},  // 86: B < 724.077 ? 87 : 88
-      {-1, 390, 2, 0.0},  // 87: leaf: block_row.t512.va, block_row.t128.va
-      {-1, 392, 10, 0.0},  // 88: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 402, 5, 0.0},  // 89: leaf: flat_scan.t128, block_row.t512.va, block_row.t128.va, flat_row.t128.s8, group_row.t128.v1.s2
-      {7, 91, 92, 23.246412927511},  // 90: log2_bytes < 23.2464 ? 91 : 92
-      {-1, 407, 10, 0.0},  // 91: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {7, 93, 94, 24.84132244856138},  // 92: log2_bytes < 24.8413 ? 93 : 94
-      {-1, 417, 10, 0.0},  // 93: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 427, 10, 0.0},  // 94: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1
-      {-1, 437, 5, 0.0},  // 95: leaf: flat_scan.t128, block_row.t512.va, block_row.t128.va, flat_row.t128.s8, group_row.t128.v1.s2
-      {9, 97, 100, 148702.2887786197},  // 96: max_row_elems < 148702 ? 97 : 100
-      {1, 98, 99, 362.03867196751236},  // 97: B < 362.039 ? 98 : 99
-      {-1, 442, 10, 0.0},  // 98: leaf: block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, block_row.t128.va, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 452, 10, 0.0},  // 99: leaf: group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v4.c65536, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
-      {0, 101, 106, 2.8284271247461903},  // 100: elem_bytes < 2.82843 ? 101 : 106
-      {7, 102, 105, 27.286832149882596},  // 101: log2_bytes < 27.2868 ? 102 : 105
-      {1, 103, 104, 2048.0000000000005},  // 102: B < 2048 ? 103 : 104
-      {-1, 462, 10, 0.0},  // 103: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1
-      {-1, 472, 10, 0.0},  // 104: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 482, 10, 0.0},  // 105: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1
-      {11, 107, 118, 0.9000299751536255},  // 106: row_share < 0.90003 ? 107 : 118
-      {7, 108, 115, 27.786419593304927},  // 107: log2_bytes < 27.7864 ? 108 : 115
-      {7, 109, 110, 26.054005454808234},  // 108: log2_bytes < 26.054 ? 109 : 110
-      {-1, 492, 10, 0.0},  // 109: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {1, 111, 114, 1448.1546878700494},  // 110: B < 1448.15 ? 111 : 114
-      {6, 112, 113, 2.0213855010875306},  // 111: skew < 2.02139 ? 112 : 113
-      {-1, 502, 10, 0.0},  // 112: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 512, 10, 0.0},  // 113: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1
-      {-1, 522, 10, 0.0},  // 114: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {1, 116, 117, 2896.309375740099},  // 115: B < 2896.31 ? 116 : 117
-      {-1, 532, 10, 0.0},  // 116: leaf: nnz_split.t256.v2.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 542, 10, 0.0},  // 117: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 552, 10, 0.0},  // 118: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
+  static constexpr std::array<aotune::heuristics::TreeNode, 89> tree = {{
+      {11, 1, 56, 0.002780559090959204},  // 0: row_share < 0.00278056 ? 1 : 56
+      {9, 2, 31, 627.0693741524937},  // 1: max_row_elems < 627.069 ? 2 : 31
+      {4, 3, 28, 45.254833995939045},  // 2: max_len < 45.2548 ? 3 : 28
+      {10, 4, 17, 122606.62924980852},  // 3: outputs < 122607 ? 4 : 17
+      {2, 5, 10, 2.4494897427831783},  // 4: M < 2.44949 ? 5 : 10
+      {2, 6, 9, 1.4142135623730951},  // 5: M < 1.41421 ? 6 : 9
+      {4, 7, 8, 4.000000000000001},  // 6: max_len < 4 ? 7 : 8
+      {-1, 0, 6, 0.0},  // 7: leaf: group_row.t128.v1.s1, flat_row.t128.s4, flat_row.t128.s16, block_row.t128.va, block_row.t512.va, flat_scan.t128
+      {-1, 6, 6, 0.0},  // 8: leaf: flat_row.t128.s4, flat_row.t128.s16, group_row.t128.v1.s1, block_row.t128.va, flat_scan.t128, block_row.t512.va
+      {-1, 12, 12, 0.0},  // 9: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, flat_row.t128.s4, group_row.t128.v2.s1, group_row.t128.v1.s1, flat_row.t128.s16, block_row.t128.va, flat_scan.t128, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144
+      {10, 11, 14, 40132.439945759594},  // 10: outputs < 40132.4 ? 11 : 14
+      {11, 12, 13, 0.00048792942311683113},  // 11: row_share < 0.000487929 ? 12 : 13
+      {-1, 24, 16, 0.0},  // 12: leaf: flat_row.t128.s4, flat_row.t128.s16, group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, flat_scan.t128, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 40, 13, 0.0},  // 13: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {3, 15, 16, 130497.99042130879},  // 14: nnz < 130498 ? 15 : 16
+      {-1, 53, 12, 0.0},  // 15: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 65, 3, 0.0},  // 16: leaf: group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va
+      {10, 18, 25, 370727.60009473265},  // 17: outputs < 370728 ? 18 : 25
+      {5, 19, 22, 7.992704899112812},  // 18: avg_len < 7.9927 ? 19 : 22
+      {3, 20, 21, 46133.02931739904},  // 19: nnz < 46133 ? 20 : 21
+      {-1, 68, 11, 0.0},  // 20: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 79, 8, 0.0},  // 21: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144
+      {10, 23, 24, 185363.80004736633},  // 22: outputs < 185364 ? 23 : 24
+      {-1, 87, 8, 0.0},  // 23: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144
+      {-1, 95, 12, 0.0},  // 24: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {5, 26, 27, 7.981582359795238},  // 25: avg_len < 7.98158 ? 26 : 27
+      {-1, 107, 11, 0.0},  // 26: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 118, 12, 0.0},  // 27: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v4.s1, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {11, 29, 30, 0.00012227642337386295},  // 28: row_share < 0.000122276 ? 29 : 30
+      {-1, 130, 6, 0.0},  // 29: leaf: flat_row.t128.s4, flat_row.t128.s16, flat_scan.t128, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va
+      {-1, 136, 6, 0.0},  // 30: leaf: flat_row.t128.s16, flat_row.t128.s4, block_row.t128.va, flat_scan.t128, group_row.t128.v1.s1, block_row.t512.va
+      {5, 32, 45, 32.21666939101098},  // 31: avg_len < 32.2167 ? 32 : 45
+      {3, 33, 38, 130161.96158632523},  // 32: nnz < 130162 ? 33 : 38
+      {6, 34, 35, 1.995344534536698},  // 33: skew < 1.99534 ? 34 : 35
+      {-1, 142, 11, 0.0},  // 34: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {9, 36, 37, 10033.109986439898},  // 35: max_row_elems < 10033.1 ? 36 : 37
+      {-1, 153, 11, 0.0},  // 36: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 164, 11, 0.0},  // 37: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.c65536, group_row.t128.v1.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
+      {2, 39, 42, 39.19183588453085},  // 38: M < 39.1918 ? 39 : 42
+      {2, 40, 41, 22.627416997969522},  // 39: M < 22.6274 ? 40 : 41
+      {-1, 175, 13, 0.0},  // 40: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 188, 12, 0.0},  // 41: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {2, 43, 44, 221.70250336881628},  // 42: M < 221.703 ? 43 : 44
+      {-1, 200, 11, 0.0},  // 43: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {-1, 211, 11, 0.0},  // 44: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.c65536, group_row.t128.v1.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
+      {2, 46, 47, 2.4494897427831783},  // 45: M < 2.44949 ? 46 : 47
+      {-1, 222, 6, 0.0},  // 46: leaf: flat_row.t128.s16, block_row.t128.va, flat_row.t128.s4, flat_scan.t128, block_row.t512.va, group_row.t128.v1.s1
+      {9, 48, 53, 89651.2282124456},  // 47: max_row_elems < 89651.2 ? 48 : 53
+      {11, 49, 50, 3.052774852425343e-05},  // 48: row_share < 3.05277e-05 ? 49 : 50
+      {-1, 228, 12, 0.0},  // 49: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v1.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v4.c262144
+      {2, 51, 52, 156.7673435381234},  // 50: M < 156.767 ? 51 : 52
+      {-1, 240, 3, 0.0},  // 51: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1
+      {-1, 243, 11, 0.0},  // 52: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, group_row.t128.v1.s1, nnz_split.t256.v2.c262144
+      {9, 54, 55, 211228.15812291694},  // 53: max_row_elems < 211228 ? 54 : 55
+      {-1, 254, 11, 0.0},  // 54: leaf: block_row.t512.va, block_row.t128.va, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {-1, 265, 11, 0.0},  // 55: leaf: nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v2.c16384, group_row.t128.v4.s1, group_row.t128.v1.s1
+      {7, 57, 72, 25.00583568401078},  // 56: log2_bytes < 25.0058 ? 57 : 72
+      {3, 58, 71, 662626.3127479922},  // 57: nnz < 662626 ? 58 : 71
+      {9, 59, 68, 172767.94962029273},  // 58: max_row_elems < 172768 ? 59 : 68
+      {9, 60, 67, 1693.280839081338},  // 59: max_row_elems < 1693.28 ? 60 : 67
+      {4, 61, 64, 6.928203230275509},  // 60: max_len < 6.9282 ? 61 : 64
+      {7, 62, 63, 11.204085502086784},  // 61: log2_bytes < 11.2041 ? 62 : 63
+      {-1, 276, 3, 0.0},  // 62: leaf: group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va
+      {-1, 279, 11, 0.0},  // 63: leaf: group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384
+      {3, 65, 66, 11485.81211756487},  // 64: nnz < 11485.8 ? 65 : 66
+      {-1, 290, 3, 0.0},  // 65: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1
+      {-1, 293, 3, 0.0},  // 66: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1
+      {-1, 296, 3, 0.0},  // 67: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1
+      {7, 69, 70, 23.246412927511},  // 68: log2_bytes < 23.2464 ? 69 : 70
+      {-1, 299, 11, 0.0},  // 69: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {-1, 310, 11, 0.0},  // 70: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {-1, 321, 6, 0.0},  // 71: leaf: flat_scan.t128, flat_row.t128.s16, block_row.t512.va, flat_row.t128.s4, block_row.t128.va, group_row.t128.v1.s1
+      {9, 73, 74, 148702.2887786197},  // 72: max_row_elems < 148702 ? 73 : 74
+      {-1, 327, 11, 0.0},  // 73: leaf: block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t128.va, nnz_split.t256.v2.c262144, group_row.t128.v2.s1, nnz_split.t256.v4.c262144, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {2, 75, 76, 8.0},  // 74: M < 8 ? 75 : 76
+      {-1, 338, 16, 0.0},  // 75: leaf: flat_scan.t128, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, flat_row.t128.s16, block_row.t128.va, flat_row.t128.s4, group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {0, 77, 82, 2.8284271247461903},  // 76: elem_bytes < 2.82843 ? 77 : 82
+      {7, 78, 81, 27.708249403019344},  // 77: log2_bytes < 27.7082 ? 78 : 81
+      {1, 79, 80, 2048.0000000000005},  // 78: B < 2048 ? 79 : 80
+      {-1, 354, 11, 0.0},  // 79: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {-1, 365, 11, 0.0},  // 80: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {-1, 376, 11, 0.0},  // 81: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {7, 83, 84, 26.054005454808234},  // 82: log2_bytes < 26.054 ? 83 : 84
+      {-1, 387, 11, 0.0},  // 83: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v1.s1
+      {7, 85, 88, 27.786419593304927},  // 84: log2_bytes < 27.7864 ? 85 : 88
+      {4, 86, 87, 4529.138991022465},  // 85: max_len < 4529.14 ? 86 : 87
+      {-1, 398, 11, 0.0},  // 86: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {-1, 409, 11, 0.0},  // 87: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
+      {-1, 420, 11, 0.0},  // 88: leaf: nnz_split.t256.v2.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v1.s1
   }};
-  static constexpr std::array<std::uint16_t, 562> leaf_configs = {4, 0, 1, 2, 4, 5, 6, 3, 0, 1, 13, 8, 10, 12, 9, 11, 3, 5, 2, 4, 15, 6, 7, 14, 0, 1, 13, 8, 10, 12, 9, 11, 0, 15, 1, 14, 4, 1, 14, 0, 15, 4, 15, 0, 14, 4, 1, 7, 15, 6, 0, 14, 5, 4, 2, 1, 8, 9, 11, 6, 5, 4, 2, 3, 0, 1, 13, 8, 10, 9, 12, 11, 5, 2, 3, 0, 13, 1, 8, 10, 9, 12, 11, 6, 15, 7, 5, 4, 2, 3, 0, 14, 13, 1, 8, 10, 9, 12, 11, 4, 0, 1, 6, 5, 0, 4, 2, 3, 1, 13, 8, 10, 9, 12, 11, 15, 7, 6, 5, 14, 0, 4, 2, 3, 8, 13, 1, 10, 9, 12, 11, 0, 1, 7, 0, 15, 14, 6, 1, 8, 5, 9, 10, 13, 4, 2, 12, 11, 3, 1, 0, 10, 9, 12, 13, 8, 11, 2, 3, 2, 3, 0, 1, 13, 8, 10, 9, 12, 11, 3, 2, 0, 13, 1, 8, 10, 9, 12, 11, 0, 3, 2, 1, 13, 8, 10, 9, 11, 12, 5, 2, 0, 8, 1, 9, 11, 6, 5, 2, 0, 4, 3, 13, 8, 1, 10, 9, 12, 11, 3, 2, 0, 13, 8, 1, 10, 9, 12, 11, 2, 3, 0, 8, 13, 10, 9, 1, 12, 11, 6, 5, 2, 4, 0, 8, 9, 1, 11, 7, 15, 6, 5, 0, 2, 14, 4, 9, 8, 1, 11, 0, 5, 2, 8, 3, 1, 13, 9, 10, 12, 11, 5, 2, 0, 3, 9, 8, 10, 13, 11, 1, 12, 2, 0, 3, 1, 8, 13, 9, 10, 12, 11, 0, 2, 1, 9, 10, 8, 13, 3, 12, 11, 2, 0, 1, 3, 10, 9, 8, 13, 11, 12, 1, 0, 12, 10, 9, 13, 11, 8, 2, 3, 3, 2, 0, 1, 11, 9, 10, 12, 13, 8, 11, 12, 1, 9, 10, 0, 13, 2, 3, 8, 12, 1, 10, 13, 11, 9, 0, 2, 8, 3, 4, 0, 1, 0, 1, 2, 3, 0, 1, 13, 10, 12, 8, 9, 11, 0, 3, 2, 1, 11, 9, 8, 10, 12, 13, 1, 0, 4, 3, 0, 1, 2, 13, 8, 9, 10, 11, 12, 0, 1, 12, 11, 10, 8, 9, 13, 2, 3, 1, 0, 13, 8, 0, 1, 10, 9, 12, 11, 2, 3, 14, 1, 0, 15, 4, 13, 8, 10, 9, 1, 12, 11, 0, 2, 3, 8, 9, 10, 13, 12, 11, 1, 0, 2, 3, 10, 8, 9, 13, 12, 11, 1, 2, 0, 3, 14, 1, 0, 15, 4, 1, 8, 9, 10, 13, 0, 11, 12, 2, 3, 2, 1, 10, 3, 0, 9, 8, 13, 11, 12, 10, 9, 8, 12, 13, 11, 1, 2, 0, 3, 8, 10, 13, 9, 12, 11, 1, 0, 2, 3, 12, 10, 11, 13, 9, 8, 1, 2, 0, 3, 8, 9, 10, 13, 12, 11, 1, 0, 2, 3, 9, 10, 8, 1, 13, 11, 12, 0, 2, 3, 10, 9, 8, 11, 13, 12, 1, 2, 0, 3, 8, 9, 10, 13, 11, 12, 1, 0, 2, 3, 11, 9, 10, 12, 13, 8, 1, 0, 2, 3, 9, 11, 10, 13, 12, 8, 1, 0, 2, 3, 8, 13, 10, 9, 12, 11, 1, 0, 2, 3};
+  static constexpr std::array<std::uint16_t, 431> leaf_configs = {2, 14, 15, 0, 1, 13, 14, 15, 2, 0, 13, 1, 6, 5, 14, 3, 2, 15, 0, 13, 1, 7, 8, 10, 14, 15, 6, 5, 3, 2, 4, 0, 13, 1, 12, 7, 9, 8, 11, 10, 6, 5, 3, 2, 0, 4, 1, 12, 7, 9, 8, 11, 10, 5, 3, 2, 4, 0, 1, 12, 7, 9, 8, 11, 10, 2, 0, 1, 4, 3, 2, 0, 12, 1, 7, 9, 8, 11, 10, 3, 5, 2, 0, 7, 1, 8, 10, 5, 3, 2, 0, 7, 1, 8, 10, 3, 5, 4, 2, 0, 12, 7, 9, 1, 8, 11, 10, 4, 3, 2, 0, 12, 7, 9, 1, 8, 11, 10, 3, 5, 4, 2, 7, 0, 12, 9, 8, 1, 11, 10, 14, 15, 13, 2, 0, 1, 15, 14, 0, 13, 2, 1, 3, 0, 4, 2, 1, 12, 7, 9, 8, 11, 10, 0, 3, 4, 2, 1, 12, 7, 9, 8, 11, 10, 3, 0, 4, 1, 9, 2, 8, 7, 12, 10, 11, 6, 5, 3, 4, 0, 2, 7, 12, 9, 8, 1, 11, 10, 5, 3, 4, 0, 2, 7, 12, 9, 8, 1, 11, 10, 3, 4, 0, 2, 7, 8, 12, 9, 1, 11, 10, 0, 3, 4, 1, 8, 2, 9, 7, 12, 11, 10, 15, 0, 14, 13, 1, 2, 5, 3, 0, 4, 2, 8, 7, 10, 9, 12, 1, 11, 0, 1, 2, 1, 3, 0, 9, 8, 4, 11, 7, 12, 2, 10, 1, 0, 9, 11, 8, 10, 12, 7, 3, 2, 4, 11, 1, 9, 10, 12, 8, 0, 3, 7, 4, 2, 2, 0, 1, 3, 2, 4, 0, 1, 12, 11, 9, 10, 8, 7, 0, 1, 2, 1, 0, 2, 1, 0, 2, 12, 7, 9, 8, 1, 11, 10, 0, 3, 2, 4, 7, 9, 8, 12, 11, 10, 1, 0, 3, 2, 4, 13, 15, 1, 14, 0, 2, 1, 7, 9, 8, 12, 0, 10, 3, 11, 2, 4, 13, 7, 12, 8, 9, 11, 10, 1, 15, 0, 14, 6, 5, 3, 2, 4, 9, 8, 7, 11, 12, 10, 1, 3, 0, 2, 4, 7, 9, 12, 8, 11, 10, 1, 0, 3, 2, 4, 11, 9, 10, 12, 8, 7, 1, 3, 0, 2, 4, 7, 12, 8, 9, 11, 10, 1, 0, 3, 4, 2, 8, 9, 7, 1, 10, 12, 11, 0, 3, 2, 4, 7, 8, 9, 12, 11, 10, 1, 0, 3, 2, 4, 10, 8, 9, 11, 12, 7, 1, 0, 3, 4, 2};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 16> fallback = {0, 1, 8, 2, 9, 11, 13, 10, 3, 12, 4, 5, 6, 14, 15, 7};
+  static constexpr std::array<std::uint16_t, 16> fallback = {0, 1, 2, 7, 3, 8, 10, 12, 9, 4, 11, 5, 6, 15, 13, 14};
 };
 
 struct jagged_dense_add {
