@@ -94,7 +94,10 @@ __global__ void block_row_kernel(const T* __restrict__ values, const IndexT* __r
   const int64_t start = offsets[b], end = offsets[b + 1];
   const int64_t cols = row_cols(fc, b, M);
   float acc[VEC] = {};
-  if (c0 < M) {
+  // Columns past the row's feature count (jagged_mean) are never loaded, and a thread whose
+  // columns all are does not walk the row at all: a long row with a feature count of 0 costs
+  // nothing (walking it with the loads skipped still took one loop step per 4 elements).
+  if (c0 < M && c0 < cols) {
     int64_t e = start + ty;
     // Four independent loads in flight per thread before their adds.
     for (; e + 3 * ty_count < end; e += 4 * ty_count) {
@@ -146,7 +149,7 @@ __global__ void group_row_kernel(const T* __restrict__ values, const IndexT* __r
     cols = row_cols(fc, b, M);
   }
   float acc[VEC] = {};
-  if (active) {
+  if (active && c0 < cols) {  // masked columns walk nothing (block_row)
     int64_t e = start + slot;
     for (; e + 3 * slots < end; e += 4 * slots) {
       accumulate<T, VEC>(acc, values, e, M, c0, cols);
@@ -338,6 +341,12 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
         }
         stop = min(row_end, e_end);
         cols = row_cols(fc, row, M);
+      }
+      if (c0 >= cols) {  // every column of this thread masked (jagged_mean): nothing to load or add,
+        // so straight to this thread's first element at or past `stop`, where the walk below
+        // would also end (a row with a feature count of 0 costs one step, not one per element)
+        e += (stop - e + ty_count - 1) / ty_count * ty_count;
+        continue;
       }
       constexpr int kLoads = VEC * sizeof(T) >= 16 ? 4 : 8;
       if (e + (kLoads - 1) * ty_count < stop) {  // independent loads in flight before their adds
