@@ -1,5 +1,5 @@
 // Probe: block_row with a shuffle-then-one-barrier reduction (wip/fc-zero-skip) vs the shipped tree.
-// nvcc -O3 -std=c++17 -arch=sm_90 -I. wip/probe_block_row_reduce.cu -o /tmp/pb  (delete this folder when the branch is merged)
+// nvcc -O3 -std=c++20 -arch=sm_90 -I. wip/probe_block_row_reduce.cu -o /tmp/pb  (delete this folder when the branch is merged)
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
