@@ -82,7 +82,8 @@ __device__ __forceinline__ float row_scale(bool mean, int64_t len) {
 }
 
 // block_row: block = (row b = blockIdx.x, column tile blockIdx.y). Threads: tx along M (TX lanes),
-// ty along the row's elements (TY = blockDim.x / TX). Partial sums meet in shared memory.
+// ty along the row's elements (TY = blockDim.x / TX). Partial sums meet by warp shuffles where a
+// warp holds several ty rows (TX < 32), then in shared memory.
 template <typename T, typename IndexT, int VEC>
 __global__ void block_row_kernel(const T* __restrict__ values, const IndexT* __restrict__ offsets,
                                  const IndexT* __restrict__ fc, T* __restrict__ out, int64_t M, int tx_lanes,
@@ -94,7 +95,10 @@ __global__ void block_row_kernel(const T* __restrict__ values, const IndexT* __r
   const int64_t start = offsets[b], end = offsets[b + 1];
   const int64_t cols = row_cols(fc, b, M);
   float acc[VEC] = {};
-  if (c0 < M) {
+  // Columns past the row's feature count (jagged_mean) are never loaded, and a thread whose
+  // columns all are does not walk the row at all: a long row with a feature count of 0 costs
+  // nothing (walking it with the loads skipped still took one loop step per 4 elements).
+  if (c0 < M && c0 < cols) {
     int64_t e = start + ty;
     // Four independent loads in flight per thread before their adds.
     for (; e + 3 * ty_count < end; e += 4 * ty_count) {
@@ -105,7 +109,28 @@ __global__ void block_row_kernel(const T* __restrict__ values, const IndexT* __r
     }
     if (e < end) accumulate_tail<T, VEC>(acc, values, e, ty_count, end, M, c0, cols);
   }
-  if (ty_count > 1) {
+  if (ty_count > 1 && tx_lanes < 32) {
+    // Several ty rows per warp: lanes tx, tx + tx_lanes, ... of a warp hold one column, and meet
+    // by shuffles first; then one partial per warp goes through shared memory, one barrier per
+    // row instead of log2(ty_count) (ncu, session 20: block_row.t128.v8 on B=16384 M=32 len=256
+    // bf16 spent 14 % of its warp cycles at the tree's barriers). No thread has returned yet, so
+    // every lane takes part in the shuffles.
+    for (int o = tx_lanes; o < 32; o <<= 1) {
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
+    }
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+    if (lane < tx_lanes) {
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) partial[(warp * tx_lanes + lane) * VEC + i] = acc[i];
+    }
+    __syncthreads();
+    if (threadIdx.x >= tx_lanes) return;  // lanes 0 .. tx_lanes - 1 of warp 0: ty = 0, tx = lane
+    for (int w = 1; w < warps; ++w) {
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) acc[i] += partial[(w * tx_lanes + tx) * VEC + i];
+    }
+  } else if (ty_count > 1) {  // a ty row spans whole warps: a tree over the rows in shared memory
 #pragma unroll
     for (int i = 0; i < VEC; ++i) partial[(ty * tx_lanes + tx) * VEC + i] = acc[i];
     __syncthreads();
@@ -146,7 +171,7 @@ __global__ void group_row_kernel(const T* __restrict__ values, const IndexT* __r
     cols = row_cols(fc, b, M);
   }
   float acc[VEC] = {};
-  if (active) {
+  if (active && c0 < cols) {  // masked columns walk nothing (block_row)
     int64_t e = start + slot;
     for (; e + 3 * slots < end; e += 4 * slots) {
       accumulate<T, VEC>(acc, values, e, M, c0, cols);
@@ -338,6 +363,12 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
         }
         stop = min(row_end, e_end);
         cols = row_cols(fc, row, M);
+      }
+      if (c0 >= cols) {  // every column of this thread masked (jagged_mean): nothing to load or add,
+        // so straight to this thread's first element at or past `stop`, where the walk below
+        // would also end (a row with a feature count of 0 costs one step, not one per element)
+        e += (stop - e + ty_count - 1) / ty_count * ty_count;
+        continue;
       }
       constexpr int kLoads = VEC * sizeof(T) >= 16 ? 4 : 8;
       if (e + (kLoads - 1) * ty_count < stop) {  // independent loads in flight before their adds
