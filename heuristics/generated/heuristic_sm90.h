@@ -4,20 +4,20 @@
 //
 // jagged_sum: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 535 shapes
 //   database configs/sm90/jagged_sum.json
-//   sha256 d457a990017ddc2eccb0ae53c03b5f975666bc622811fbc9e6c7578283f8ab67
-//   kernel source adff08a340d1017a0d83da28dae84a015d58c3e6ad999bdbc84cc57c400d11c4
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0897, p95 1.3520, max 2.7603
-//   best single config block_row.t128.va: geomean 2.5116
-//   default config block_row.t512.v1: geomean 3.5420
-//   16 configs, tree depth 10 (max depth 10 and min leaf 2 from cross-validation)
+//   sha256 8441f39ca0812a4fd63e460cf15522c29ad4450b3181cf5217f76047021dba76
+//   kernel source 326f539d0218c3ab4470904a3174b74112ae63ece8cb976f1ac75fd7516dad58
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0984, p95 1.3836, max 5.3862
+//   best single config block_row.t128.va: geomean 2.3498
+//   default config block_row.t512.v1: geomean 3.9248
+//   16 configs, tree depth 8 (max depth 8 and min leaf 4 from cross-validation)
 // jagged_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 536 shapes
 //   database configs/sm90/jagged_mean.json
-//   sha256 213b4e2bdc80b6cd531df0ec8f6531753a1e7ee207dc607a67802a1683635629
-//   kernel source adff08a340d1017a0d83da28dae84a015d58c3e6ad999bdbc84cc57c400d11c4
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.1142, p95 1.4599, max 8.3461
-//   best single config block_row.t128.va: geomean 2.5569
-//   default config block_row.t512.v1: geomean 3.6766
-//   16 configs, tree depth 8 (max depth 10 and min leaf 4 from cross-validation)
+//   sha256 a77804232d60183b29418a447b10069486724cbbcb6858d0c779573ea84bd0d9
+//   kernel source 326f539d0218c3ab4470904a3174b74112ae63ece8cb976f1ac75fd7516dad58
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.1225, p95 1.4726, max 9.7735
+//   best single config block_row.t128.va: geomean 2.3169
+//   default config block_row.t512.v1: geomean 4.0160
+//   16 configs, tree depth 9 (max depth 9 and min leaf 4 from cross-validation)
 // jagged_dense_add: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 168 shapes
 //   database configs/sm90/jagged_dense_add.json
 //   sha256 5d98545b0b848eafa33f5cb0dc724e8a74b566c783b5d33cd9a680134f088e93
@@ -67,168 +67,144 @@ struct jagged_sum {
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::jagged_reduce::Config, 16> configs = {{
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 0: block_row.t128.va
-      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 1: block_row.t128.v4
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 1: block_row.t128.v2
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 2: block_row.t512.va
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 3: group_row.t128.v2.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 4: group_row.t128.v4.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 2},  // 5: group_row.t128.v2.s2
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 6: group_row.t128.v1.s4
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 8},  // 7: group_row.t128.v4.s8
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 1, .chunk = 16384, .slots = 1},  // 8: nnz_split.t256.v1.c16384
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536, .slots = 1},  // 9: nnz_split.t256.v2.c65536
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 65536, .slots = 1},  // 10: nnz_split.t256.v4.c65536
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 262144, .slots = 1},  // 11: nnz_split.t256.v4.c262144
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 0, .slots = 1},  // 12: nnz_split.t256.v4.ca
-      {.strategy = aotune::jagged_reduce::Strategy::flat_scan, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 13: flat_scan.t128
-      {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 8},  // 14: flat_row.t128.s8
-      {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 16},  // 15: flat_row.t128.s16
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 2, .chunk = 0, .slots = 1},  // 3: block_row.t512.v2
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 1},  // 4: group_row.t128.v1.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 5: group_row.t128.v4.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 8, .chunk = 0, .slots = 1},  // 6: group_row.t128.v8.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 7: group_row.t128.v1.s4
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 8, .chunk = 0, .slots = 4},  // 8: group_row.t128.v8.s4
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 8},  // 9: group_row.t128.v4.s8
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 16384, .slots = 1},  // 10: nnz_split.t256.v2.c16384
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536, .slots = 1},  // 11: nnz_split.t256.v2.c65536
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 262144, .slots = 1},  // 12: nnz_split.t256.v4.c262144
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 0, .slots = 1},  // 13: nnz_split.t256.v4.ca
+      {.strategy = aotune::jagged_reduce::Strategy::flat_scan, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 14: flat_scan.t128
+      {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 8},  // 15: flat_row.t128.s8
   }};
   static constexpr std::array<std::string_view, 16> config_ids = {
       "block_row.t128.va",
-      "block_row.t128.v4",
+      "block_row.t128.v2",
       "block_row.t512.va",
-      "group_row.t128.v2.s1",
+      "block_row.t512.v2",
+      "group_row.t128.v1.s1",
       "group_row.t128.v4.s1",
-      "group_row.t128.v2.s2",
+      "group_row.t128.v8.s1",
       "group_row.t128.v1.s4",
+      "group_row.t128.v8.s4",
       "group_row.t128.v4.s8",
-      "nnz_split.t256.v1.c16384",
+      "nnz_split.t256.v2.c16384",
       "nnz_split.t256.v2.c65536",
-      "nnz_split.t256.v4.c65536",
       "nnz_split.t256.v4.c262144",
       "nnz_split.t256.v4.ca",
       "flat_scan.t128",
       "flat_row.t128.s8",
-      "flat_row.t128.s16",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 121> tree = {{
-      {9, 1, 90, 66489.0698987435},  // 0: max_row_elems < 66489.1 ? 1 : 90
-      {10, 2, 55, 121161.31395788015},  // 1: outputs < 121161 ? 2 : 55
-      {11, 3, 40, 0.00200748689666755},  // 2: row_share < 0.00200749 ? 3 : 40
-      {1, 4, 19, 5792.618751480198},  // 3: B < 5792.62 ? 4 : 19
-      {1, 5, 14, 2896.309375740099},  // 4: B < 2896.31 ? 5 : 14
-      {3, 6, 13, 2959359.3986317376},  // 5: nnz < 2.95936e+06 ? 6 : 13
-      {6, 7, 8, 2.0182311526513605},  // 6: skew < 2.01823 ? 7 : 8
-      {-1, 0, 3, 0.0},  // 7: leaf: block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
-      {3, 9, 10, 31735.641005027774},  // 8: nnz < 31735.6 ? 9 : 10
-      {-1, 3, 12, 0.0},  // 9: leaf: group_row.t128.v4.s8, group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.v4, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {3, 11, 12, 64651.05876163205},  // 10: nnz < 64651.1 ? 11 : 12
-      {-1, 15, 12, 0.0},  // 11: leaf: block_row.t128.v4, block_row.t128.va, group_row.t128.v4.s8, group_row.t128.v2.s2, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 27, 11, 0.0},  // 12: leaf: block_row.t128.va, block_row.t128.v4, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, group_row.t128.v2.s2, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, group_row.t128.v2.s1, group_row.t128.v4.s1, nnz_split.t256.v4.c262144
-      {-1, 38, 7, 0.0},  // 13: leaf: block_row.t512.va, block_row.t128.va, flat_scan.t128, nnz_split.t256.v1.c16384, flat_row.t128.s16, flat_row.t128.s8, group_row.t128.v1.s4
-      {3, 15, 18, 2080534.8586707215},  // 14: nnz < 2.08053e+06 ? 15 : 18
-      {3, 16, 17, 130300.29280089895},  // 15: nnz < 130300 ? 16 : 17
-      {-1, 45, 16, 0.0},  // 16: leaf: group_row.t128.v4.s8, flat_row.t128.s8, flat_row.t128.s16, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.v4, block_row.t128.va, flat_scan.t128, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 61, 16, 0.0},  // 17: leaf: flat_row.t128.s16, block_row.t128.v4, block_row.t128.va, flat_row.t128.s8, flat_scan.t128, group_row.t128.v4.s8, group_row.t128.v1.s4, group_row.t128.v2.s2, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {-1, 77, 16, 0.0},  // 18: leaf: block_row.t128.v4, block_row.t128.va, block_row.t512.va, flat_row.t128.s16, flat_scan.t128, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, flat_row.t128.s8, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, group_row.t128.v4.s8, nnz_split.t256.v4.c262144, group_row.t128.v1.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {4, 20, 35, 362.03867196751236},  // 19: max_len < 362.039 ? 20 : 35
-      {11, 21, 30, 0.00024290592275424556},  // 20: row_share < 0.000242906 ? 21 : 30
-      {4, 22, 29, 181.01933598375618},  // 21: max_len < 181.019 ? 22 : 29
-      {3, 23, 28, 525199.4099806283},  // 22: nnz < 525199 ? 23 : 28
-      {6, 24, 27, 2.0060991715537657},  // 23: skew < 2.0061 ? 24 : 27
-      {6, 25, 26, 1.9893831370757624},  // 24: skew < 1.98938 ? 25 : 26
-      {-1, 93, 10, 0.0},  // 25: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, flat_row.t128.s8, group_row.t128.v1.s4, flat_row.t128.s16, flat_scan.t128, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
-      {-1, 103, 4, 0.0},  // 26: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
-      {-1, 107, 16, 0.0},  // 27: leaf: group_row.t128.v4.s8, flat_row.t128.s8, group_row.t128.v2.s2, group_row.t128.v2.s1, flat_row.t128.s16, group_row.t128.v1.s4, group_row.t128.v4.s1, flat_scan.t128, block_row.t128.v4, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 123, 7, 0.0},  // 28: leaf: flat_row.t128.s8, flat_row.t128.s16, group_row.t128.v1.s4, flat_scan.t128, block_row.t128.va, nnz_split.t256.v1.c16384, block_row.t512.va
-      {-1, 130, 4, 0.0},  // 29: leaf: block_row.t128.va, group_row.t128.v1.s4, nnz_split.t256.v1.c16384, block_row.t512.va
-      {3, 31, 34, 185325.6922825327},  // 30: nnz < 185326 ? 31 : 34
-      {2, 32, 33, 2.8284271247461903},  // 31: M < 2.82843 ? 32 : 33
-      {-1, 134, 10, 0.0},  // 32: leaf: group_row.t128.v1.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, flat_row.t128.s8, flat_row.t128.s16, block_row.t128.va, flat_scan.t128, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
-      {-1, 144, 16, 0.0},  // 33: leaf: group_row.t128.v4.s8, flat_row.t128.s8, flat_row.t128.s16, group_row.t128.v1.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v4.s1, flat_scan.t128, block_row.t128.v4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 160, 10, 0.0},  // 34: leaf: flat_row.t128.s16, flat_row.t128.s8, flat_scan.t128, group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
-      {1, 36, 37, 11585.237502960395},  // 35: B < 11585.2 ? 36 : 37
-      {-1, 170, 10, 0.0},  // 36: leaf: flat_row.t128.s16, flat_row.t128.s8, block_row.t128.va, flat_scan.t128, group_row.t128.v1.s4, group_row.t128.v2.s2, nnz_split.t256.v1.c16384, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v2.c65536
-      {7, 38, 39, 25.00509343332138},  // 37: log2_bytes < 25.0051 ? 38 : 39
-      {-1, 180, 7, 0.0},  // 38: leaf: flat_row.t128.s8, flat_row.t128.s16, block_row.t128.va, flat_scan.t128, group_row.t128.v1.s4, block_row.t512.va, nnz_split.t256.v1.c16384
-      {-1, 187, 7, 0.0},  // 39: leaf: flat_row.t128.s16, flat_row.t128.s8, block_row.t128.va, flat_scan.t128, group_row.t128.v1.s4, nnz_split.t256.v1.c16384, block_row.t512.va
-      {1, 41, 54, 2048.0},  // 40: B < 2048 ? 41 : 54
-      {9, 42, 51, 1583.9191898578665},  // 41: max_row_elems < 1583.92 ? 42 : 51
-      {4, 43, 50, 254.4995088403905},  // 42: max_len < 254.5 ? 43 : 50
-      {9, 44, 45, 5.656854249492381},  // 43: max_row_elems < 5.65685 ? 44 : 45
-      {-1, 194, 7, 0.0},  // 44: leaf: group_row.t128.v1.s4, flat_row.t128.s16, flat_row.t128.s8, block_row.t128.va, block_row.t512.va, flat_scan.t128, nnz_split.t256.v1.c16384
-      {5, 46, 47, 1.0532687216470449},  // 45: avg_len < 1.05327 ? 46 : 47
-      {-1, 201, 10, 0.0},  // 46: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384
-      {2, 48, 49, 90.50966799187809},  // 47: M < 90.5097 ? 48 : 49
-      {-1, 211, 3, 0.0},  // 48: leaf: block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
-      {-1, 214, 10, 0.0},  // 49: leaf: block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s1, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384
-      {-1, 224, 4, 0.0},  // 50: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s4, nnz_split.t256.v1.c16384
-      {4, 52, 53, 2.4494897427831783},  // 51: max_len < 2.44949 ? 52 : 53
-      {-1, 228, 10, 0.0},  // 52: leaf: group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {-1, 238, 3, 0.0},  // 53: leaf: block_row.t512.va, block_row.t128.va, nnz_split.t256.v1.c16384
-      {-1, 241, 7, 0.0},  // 54: leaf: flat_scan.t128, block_row.t512.va, nnz_split.t256.v1.c16384, flat_row.t128.s16, block_row.t128.va, flat_row.t128.s8, group_row.t128.v1.s4
-      {4, 56, 83, 143.10835055998655},  // 55: max_len < 143.108 ? 56 : 83
-      {5, 57, 60, 1.0020675644948236},  // 56: avg_len < 1.00207 ? 57 : 60
-      {1, 58, 59, 2896.309375740099},  // 57: B < 2896.31 ? 58 : 59
-      {-1, 248, 10, 0.0},  // 58: leaf: block_row.t128.v4, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 258, 10, 0.0},  // 59: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {2, 61, 70, 39.19183588453085},  // 60: M < 39.1918 ? 61 : 70
-      {5, 62, 67, 8.019836348425901},  // 61: avg_len < 8.01984 ? 62 : 67
-      {1, 63, 64, 5792.618751480198},  // 62: B < 5792.62 ? 63 : 64
-      {-1, 268, 11, 0.0},  // 63: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {3, 65, 66, 46265.369078826116},  // 64: nnz < 46265.4 ? 65 : 66
-      {-1, 279, 11, 0.0},  // 65: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v2.s2, block_row.t128.v4, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 290, 6, 0.0},  // 66: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, block_row.t128.va, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536
-      {8, 68, 69, 2.8284271247461903},  // 67: m_mod_8 < 2.82843 ? 68 : 69
-      {-1, 296, 6, 0.0},  // 68: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, block_row.t512.va
-      {-1, 302, 16, 0.0},  // 69: leaf: flat_row.t128.s8, flat_row.t128.s16, group_row.t128.v4.s8, group_row.t128.v2.s2, group_row.t128.v2.s1, flat_scan.t128, group_row.t128.v1.s4, group_row.t128.v4.s1, block_row.t128.va, block_row.t128.v4, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v4.c262144
-      {5, 71, 80, 32.38083086565335},  // 70: avg_len < 32.3808 ? 71 : 80
-      {4, 72, 73, 5.656854249492381},  // 71: max_len < 5.65685 ? 72 : 73
-      {-1, 318, 10, 0.0},  // 72: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {1, 74, 75, 1448.1546878700494},  // 73: B < 1448.15 ? 74 : 75
-      {-1, 328, 10, 0.0},  // 74: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {9, 76, 79, 7010.848736066126},  // 75: max_row_elems < 7010.85 ? 76 : 79
-      {10, 77, 78, 227023.36344966787},  // 76: outputs < 227023 ? 77 : 78
-      {-1, 338, 10, 0.0},  // 77: leaf: block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 348, 10, 0.0},  // 78: leaf: group_row.t128.v2.s1, block_row.t128.v4, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {-1, 358, 10, 0.0},  // 79: leaf: block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144
-      {0, 81, 82, 2.8284271247461903},  // 80: elem_bytes < 2.82843 ? 81 : 82
-      {-1, 368, 10, 0.0},  // 81: leaf: block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {-1, 378, 10, 0.0},  // 82: leaf: block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s1, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144
-      {2, 84, 85, 8.0},  // 83: M < 8 ? 84 : 85
-      {-1, 388, 10, 0.0},  // 84: leaf: flat_row.t128.s16, flat_row.t128.s8, group_row.t128.v2.s2, block_row.t128.va, flat_scan.t128, group_row.t128.v2.s1, group_row.t128.v1.s4, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, block_row.t512.va
+  static constexpr std::array<aotune::heuristics::TreeNode, 97> tree = {{
+      {4, 1, 66, 519.4458585839337},  // 0: max_len < 519.446 ? 1 : 66
+      {5, 2, 25, 8.037971488583699},  // 1: avg_len < 8.03797 ? 2 : 25
+      {10, 3, 22, 185363.80004736633},  // 2: outputs < 185364 ? 3 : 22
+      {3, 4, 15, 2068.4622307405084},  // 3: nnz < 2068.46 ? 4 : 15
+      {3, 5, 8, 63.968742366877905},  // 4: nnz < 63.9687 ? 5 : 8
+      {2, 6, 7, 45.254833995939045},  // 5: M < 45.2548 ? 6 : 7
+      {-1, 0, 16, 0.0},  // 6: leaf: flat_row.t128.s8, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, group_row.t128.v4.s1, group_row.t128.v4.s8, block_row.t128.v2, group_row.t128.v1.s4, block_row.t512.v2, flat_scan.t128, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {-1, 16, 16, 0.0},  // 7: leaf: block_row.t512.v2, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.va, block_row.t128.v2, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
+      {9, 9, 14, 1466.4242223858687},  // 8: max_row_elems < 1466.42 ? 9 : 14
+      {7, 10, 13, 16.992418085657544},  // 9: log2_bytes < 16.9924 ? 10 : 13
+      {5, 11, 12, 1.0014647247150708},  // 10: avg_len < 1.00146 ? 11 : 12
+      {-1, 32, 16, 0.0},  // 11: leaf: group_row.t128.v8.s4, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, block_row.t128.v2, group_row.t128.v1.s4, group_row.t128.v4.s1, group_row.t128.v4.s8, flat_row.t128.s8, block_row.t512.v2, flat_scan.t128, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v8.s1
+      {-1, 48, 16, 0.0},  // 12: leaf: group_row.t128.v1.s4, block_row.t128.v2, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.va, block_row.t512.v2, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, group_row.t128.v4.s8, flat_row.t128.s8, flat_scan.t128, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {-1, 64, 16, 0.0},  // 13: leaf: group_row.t128.v4.s8, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 80, 16, 0.0},  // 14: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.v2, group_row.t128.v1.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
+      {5, 16, 19, 1.00564572926382},  // 15: avg_len < 1.00565 ? 16 : 19
+      {0, 17, 18, 2.8284271247461903},  // 16: elem_bytes < 2.82843 ? 17 : 18
+      {-1, 96, 16, 0.0},  // 17: leaf: group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s4, flat_row.t128.s8, block_row.t128.v2, flat_scan.t128, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, group_row.t128.v4.s8, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {-1, 112, 16, 0.0},  // 18: leaf: group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s4, flat_row.t128.s8, flat_scan.t128, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v4.s8, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {9, 20, 21, 181.01933598375618},  // 19: max_row_elems < 181.019 ? 20 : 21
+      {-1, 128, 16, 0.0},  // 20: leaf: group_row.t128.v4.s8, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s4, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, flat_row.t128.s8, flat_scan.t128, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {-1, 144, 16, 0.0},  // 21: leaf: group_row.t128.v8.s4, group_row.t128.v1.s1, block_row.t128.v2, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.v2, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v4.s8, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
+      {2, 23, 24, 252.98221281347037},  // 22: M < 252.982 ? 23 : 24
+      {-1, 160, 16, 0.0},  // 23: leaf: group_row.t128.v8.s1, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v4.s8, group_row.t128.v8.s4, group_row.t128.v1.s4, flat_row.t128.s8, flat_scan.t128
+      {-1, 176, 16, 0.0},  // 24: leaf: block_row.t128.va, group_row.t128.v4.s1, block_row.t128.v2, block_row.t512.v2, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
+      {11, 26, 53, 0.003974541029536403},  // 25: row_share < 0.00397454 ? 26 : 53
+      {2, 27, 30, 7.4833147735478835},  // 26: M < 7.48331 ? 27 : 30
+      {1, 28, 29, 5792.618751480198},  // 27: B < 5792.62 ? 28 : 29
+      {-1, 192, 16, 0.0},  // 28: leaf: block_row.t128.v2, block_row.t128.va, flat_row.t128.s8, group_row.t128.v1.s4, flat_scan.t128, block_row.t512.va, group_row.t128.v1.s1, group_row.t128.v4.s8, block_row.t512.v2, nnz_split.t256.v2.c16384, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {-1, 208, 16, 0.0},  // 29: leaf: flat_row.t128.s8, group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.va, flat_scan.t128, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v4.s8, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {10, 31, 44, 642119.0391321535},  // 30: outputs < 642119 ? 31 : 44
+      {1, 32, 37, 2896.309375740099},  // 31: B < 2896.31 ? 32 : 37
+      {9, 33, 36, 9329.083985043762},  // 32: max_row_elems < 9329.08 ? 33 : 36
+      {3, 34, 35, 33534.49489704594},  // 33: nnz < 33534.5 ? 34 : 35
+      {-1, 224, 16, 0.0},  // 34: leaf: group_row.t128.v1.s4, block_row.t128.v2, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.v2, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v4.s8, group_row.t128.v8.s1, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 240, 16, 0.0},  // 35: leaf: block_row.t128.v2, block_row.t128.va, block_row.t512.v2, block_row.t512.va, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v4.s8, group_row.t128.v1.s4, group_row.t128.v8.s1, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 256, 16, 0.0},  // 36: leaf: block_row.t512.v2, block_row.t128.v2, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v1.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
+      {4, 38, 41, 45.254833995939045},  // 37: max_len < 45.2548 ? 38 : 41
+      {2, 39, 40, 45.254833995939045},  // 38: M < 45.2548 ? 39 : 40
+      {-1, 272, 16, 0.0},  // 39: leaf: group_row.t128.v8.s4, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v4.s8, group_row.t128.v8.s1, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 288, 16, 0.0},  // 40: leaf: group_row.t128.v8.s4, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.v2, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
+      {4, 42, 43, 362.03867196751236},  // 41: max_len < 362.039 ? 42 : 43
+      {-1, 304, 16, 0.0},  // 42: leaf: group_row.t128.v4.s8, block_row.t128.v2, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t512.v2, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v8.s4, group_row.t128.v8.s1, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 320, 16, 0.0},  // 43: leaf: block_row.t128.v2, block_row.t128.va, block_row.t512.v2, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v4.s8, group_row.t128.v8.s4, group_row.t128.v8.s1, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
+      {4, 45, 48, 143.10835055998655},  // 44: max_len < 143.108 ? 45 : 48
+      {6, 46, 47, 1.980748118922836},  // 45: skew < 1.98075 ? 46 : 47
+      {-1, 336, 16, 0.0},  // 46: leaf: group_row.t128.v8.s1, block_row.t128.v2, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.v2, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
+      {-1, 352, 16, 0.0},  // 47: leaf: group_row.t128.v8.s4, block_row.t128.v2, group_row.t128.v4.s1, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v4.s8, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
+      {1, 49, 50, 5792.618751480198},  // 48: B < 5792.62 ? 49 : 50
+      {-1, 368, 16, 0.0},  // 49: leaf: block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
+      {5, 51, 52, 255.1695607782466},  // 50: avg_len < 255.17 ? 51 : 52
+      {-1, 384, 16, 0.0},  // 51: leaf: group_row.t128.v4.s8, block_row.t128.va, block_row.t128.v2, block_row.t512.v2, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 400, 16, 0.0},  // 52: leaf: block_row.t128.va, block_row.t128.v2, block_row.t512.v2, group_row.t128.v4.s1, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v4.s8, group_row.t128.v8.s4, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
+      {9, 54, 65, 20026.989788782535},  // 53: max_row_elems < 20027 ? 54 : 65
+      {10, 55, 56, 90.50966799187809},  // 54: outputs < 90.5097 ? 55 : 56
+      {-1, 416, 16, 0.0},  // 55: leaf: block_row.t128.v2, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1, flat_row.t128.s8, group_row.t128.v1.s4, flat_scan.t128, block_row.t512.v2, group_row.t128.v4.s8, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, group_row.t128.v4.s1, group_row.t128.v8.s4, group_row.t128.v8.s1
+      {9, 57, 60, 1652.5761707104455},  // 56: max_row_elems < 1652.58 ? 57 : 60
+      {11, 58, 59, 0.010429801185200469},  // 57: row_share < 0.0104298 ? 58 : 59
+      {-1, 432, 16, 0.0},  // 58: leaf: block_row.t128.v2, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.v2, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v1.s4, group_row.t128.v4.s8, group_row.t128.v8.s4, flat_row.t128.s8, flat_scan.t128, group_row.t128.v8.s1
+      {-1, 448, 16, 0.0},  // 59: leaf: block_row.t512.v2, block_row.t128.va, block_row.t128.v2, block_row.t512.va, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, group_row.t128.v4.s8, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
+      {6, 61, 64, 1.9260181936539411},  // 60: skew < 1.92602 ? 61 : 64
+      {9, 62, 63, 6270.693741524936},  // 61: max_row_elems < 6270.69 ? 62 : 63
+      {-1, 464, 16, 0.0},  // 62: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
+      {-1, 480, 16, 0.0},  // 63: leaf: block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, nnz_split.t256.v4.ca, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
+      {-1, 496, 16, 0.0},  // 64: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v4.s8, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 512, 16, 0.0},  // 65: leaf: block_row.t512.va, block_row.t512.v2, block_row.t128.v2, nnz_split.t256.v2.c16384, group_row.t128.v1.s1, nnz_split.t256.v4.ca, block_row.t128.va, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
+      {7, 67, 82, 24.266130391519656},  // 66: log2_bytes < 24.2661 ? 67 : 82
+      {9, 68, 75, 33533.4965668658},  // 67: max_row_elems < 33533.5 ? 68 : 75
+      {7, 69, 74, 21.034148157252826},  // 68: log2_bytes < 21.0341 ? 69 : 74
+      {7, 70, 73, 20.017103470274094},  // 69: log2_bytes < 20.0171 ? 70 : 73
+      {11, 71, 72, 0.8944452294007148},  // 70: row_share < 0.894445 ? 71 : 72
+      {-1, 528, 16, 0.0},  // 71: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, flat_scan.t128, flat_row.t128.s8, group_row.t128.v1.s4, block_row.t512.v2, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, group_row.t128.v4.s8, group_row.t128.v8.s4, group_row.t128.v8.s1, group_row.t128.v4.s1
+      {-1, 544, 16, 0.0},  // 72: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, flat_scan.t128, nnz_split.t256.v4.ca, block_row.t128.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, flat_row.t128.s8, group_row.t128.v4.s8, group_row.t128.v1.s4, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {-1, 560, 16, 0.0},  // 73: leaf: block_row.t512.v2, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v4.s8, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v4.s1, flat_row.t128.s8, flat_scan.t128, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v8.s1
+      {-1, 576, 16, 0.0},  // 74: leaf: block_row.t512.v2, flat_scan.t128, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, flat_row.t128.s8, group_row.t128.v1.s4, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v4.s8, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v4.s1, group_row.t128.v8.s4, group_row.t128.v8.s1
+      {11, 76, 79, 0.08883469142644897},  // 75: row_share < 0.0888347 ? 76 : 79
+      {0, 77, 78, 2.8284271247461903},  // 76: elem_bytes < 2.82843 ? 77 : 78
+      {-1, 592, 16, 0.0},  // 77: leaf: flat_scan.t128, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.v2, nnz_split.t256.v2.c65536, block_row.t128.v2, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v4.s1, group_row.t128.v4.s8, group_row.t128.v8.s4, flat_row.t128.s8, group_row.t128.v1.s4
+      {-1, 608, 16, 0.0},  // 78: leaf: flat_scan.t128, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t128.v2, nnz_split.t256.v4.c262144, group_row.t128.v4.s1, flat_row.t128.s8, group_row.t128.v4.s8, group_row.t128.v1.s4, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {5, 80, 81, 632.5123269549772},  // 79: avg_len < 632.512 ? 80 : 81
+      {-1, 624, 16, 0.0},  // 80: leaf: flat_scan.t128, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, block_row.t512.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v4.s8, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {-1, 640, 16, 0.0},  // 81: leaf: group_row.t128.v1.s4, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v4.s8, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {11, 83, 90, 0.010614776327957608},  // 82: row_share < 0.0106148 ? 83 : 90
+      {1, 84, 89, 5792.618751480198},  // 83: B < 5792.62 ? 84 : 89
+      {9, 85, 88, 1170453.0531789816},  // 84: max_row_elems < 1.17045e+06 ? 85 : 88
       {1, 86, 87, 2896.309375740099},  // 85: B < 2896.31 ? 86 : 87
-      {-1, 398, 10, 0.0},  // 86: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v4, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, group_row.t128.v4.s1, nnz_split.t256.v4.c262144
-      {9, 88, 89, 4579.4672179195695},  // 87: max_row_elems < 4579.47 ? 88 : 89
-      {-1, 408, 12, 0.0},  // 88: leaf: group_row.t128.v4.s8, block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s2, group_row.t128.v2.s1, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144
-      {-1, 420, 10, 0.0},  // 89: leaf: block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v4.s1, nnz_split.t256.v4.c262144
-      {2, 91, 92, 8.0},  // 90: M < 8 ? 91 : 92
-      {-1, 430, 7, 0.0},  // 91: leaf: flat_scan.t128, nnz_split.t256.v1.c16384, block_row.t512.va, block_row.t128.va, flat_row.t128.s16, flat_row.t128.s8, group_row.t128.v1.s4
-      {7, 93, 96, 24.043475942267477},  // 92: log2_bytes < 24.0435 ? 93 : 96
-      {2, 94, 95, 512.0},  // 93: M < 512 ? 94 : 95
-      {-1, 437, 10, 0.0},  // 94: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 447, 10, 0.0},  // 95: leaf: nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.v4, group_row.t128.v4.s1, block_row.t128.va
-      {9, 97, 108, 537684.8390200342},  // 96: max_row_elems < 537685 ? 97 : 108
-      {9, 98, 99, 170431.98798347684},  // 97: max_row_elems < 170432 ? 98 : 99
-      {-1, 457, 10, 0.0},  // 98: leaf: block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t128.va, block_row.t128.v4, nnz_split.t256.v4.c262144, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {11, 100, 105, 0.0038681564055721234},  // 99: row_share < 0.00386816 ? 100 : 105
-      {9, 101, 104, 298979.9438892181},  // 100: max_row_elems < 298980 ? 101 : 104
-      {5, 102, 103, 517.7968522925418},  // 101: avg_len < 517.797 ? 102 : 103
-      {-1, 467, 10, 0.0},  // 102: leaf: block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, group_row.t128.v2.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t128.va, block_row.t128.v4, group_row.t128.v4.s1, nnz_split.t256.v1.c16384
-      {-1, 477, 10, 0.0},  // 103: leaf: nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v4, nnz_split.t256.v1.c16384, group_row.t128.v4.s1
-      {-1, 487, 10, 0.0},  // 104: leaf: nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, group_row.t128.v2.s1, block_row.t128.va, block_row.t128.v4, group_row.t128.v4.s1, nnz_split.t256.v1.c16384
-      {11, 106, 107, 0.007454986878893646},  // 105: row_share < 0.00745499 ? 106 : 107
-      {-1, 497, 10, 0.0},  // 106: leaf: block_row.t512.va, nnz_split.t256.v2.c65536, group_row.t128.v2.s1, nnz_split.t256.v4.c65536, block_row.t128.va, block_row.t128.v4, group_row.t128.v4.s1, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384
-      {-1, 507, 10, 0.0},  // 107: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144, block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {7, 109, 120, 28.782367798449872},  // 108: log2_bytes < 28.7824 ? 109 : 120
-      {6, 110, 119, 576.5775619366367},  // 109: skew < 576.578 ? 110 : 119
-      {0, 111, 116, 2.8284271247461903},  // 110: elem_bytes < 2.82843 ? 111 : 116
-      {1, 112, 113, 45.254833995939045},  // 111: B < 45.2548 ? 112 : 113
-      {-1, 517, 10, 0.0},  // 112: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, block_row.t128.v4
-      {6, 114, 115, 2.0925903825741106},  // 113: skew < 2.09259 ? 114 : 115
-      {-1, 527, 10, 0.0},  // 114: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v4, group_row.t128.v4.s1
-      {-1, 537, 10, 0.0},  // 115: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v4, group_row.t128.v4.s1
-      {7, 117, 118, 28.24356075664581},  // 116: log2_bytes < 28.2436 ? 117 : 118
-      {-1, 547, 10, 0.0},  // 117: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t512.va, block_row.t128.v4, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 557, 10, 0.0},  // 118: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, block_row.t128.v4, group_row.t128.v4.s1
-      {-1, 567, 10, 0.0},  // 119: leaf: nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t512.va, block_row.t128.va, block_row.t128.v4, group_row.t128.v2.s1, group_row.t128.v4.s1
-      {-1, 577, 10, 0.0},  // 120: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, block_row.t128.v4, group_row.t128.v4.s1
+      {-1, 656, 16, 0.0},  // 86: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8, group_row.t128.v4.s8, group_row.t128.v1.s4
+      {-1, 672, 16, 0.0},  // 87: leaf: block_row.t128.va, block_row.t512.v2, block_row.t512.va, block_row.t128.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v1.s1, group_row.t128.v4.s1, flat_scan.t128, flat_row.t128.s8, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v4.s8, group_row.t128.v8.s4
+      {-1, 688, 16, 0.0},  // 88: leaf: group_row.t128.v1.s4, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.ca, block_row.t512.v2, nnz_split.t256.v2.c16384, block_row.t128.v2, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
+      {-1, 704, 16, 0.0},  // 89: leaf: flat_row.t128.s8, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v4.s1, group_row.t128.v4.s8, flat_scan.t128, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v8.s1
+      {1, 91, 96, 5792.618751480198},  // 90: B < 5792.62 ? 91 : 96
+      {7, 92, 93, 27.09278438965614},  // 91: log2_bytes < 27.0928 ? 92 : 93
+      {-1, 720, 16, 0.0},  // 92: leaf: group_row.t128.v1.s4, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v4.s8, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {4, 94, 95, 667309.3973278063},  // 93: max_len < 667309 ? 94 : 95
+      {-1, 736, 16, 0.0},  // 94: leaf: group_row.t128.v1.s4, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t512.v2, block_row.t128.v2, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
+      {-1, 752, 16, 0.0},  // 95: leaf: group_row.t128.v1.s4, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
+      {-1, 768, 16, 0.0},  // 96: leaf: flat_scan.t128, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t512.v2, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v4.s8, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v8.s1, group_row.t128.v8.s4
   }};
-  static constexpr std::array<std::uint16_t, 587> leaf_configs = {0, 2, 8, 7, 5, 3, 1, 4, 0, 2, 12, 10, 8, 9, 11, 1, 0, 7, 5, 2, 3, 12, 4, 8, 10, 9, 11, 0, 1, 2, 8, 12, 5, 9, 10, 3, 4, 11, 2, 0, 13, 8, 15, 14, 6, 7, 14, 15, 5, 6, 3, 4, 1, 0, 13, 2, 12, 8, 10, 9, 11, 15, 1, 0, 14, 13, 7, 6, 5, 2, 3, 8, 12, 4, 9, 10, 11, 1, 0, 2, 15, 13, 8, 9, 14, 10, 12, 7, 11, 6, 5, 3, 4, 3, 5, 14, 6, 15, 13, 0, 2, 8, 9, 6, 0, 2, 8, 7, 14, 5, 3, 15, 6, 4, 13, 1, 0, 12, 8, 2, 10, 9, 11, 14, 15, 6, 13, 0, 8, 2, 0, 6, 8, 2, 6, 5, 3, 14, 15, 0, 13, 2, 8, 9, 7, 14, 15, 6, 5, 3, 4, 13, 1, 0, 2, 12, 8, 10, 9, 11, 15, 14, 13, 6, 0, 5, 3, 2, 8, 9, 15, 14, 0, 13, 6, 5, 8, 2, 3, 9, 14, 15, 0, 13, 6, 2, 8, 15, 14, 0, 13, 6, 8, 2, 6, 15, 14, 0, 2, 13, 8, 4, 3, 1, 0, 2, 12, 10, 11, 9, 8, 0, 2, 8, 1, 0, 3, 2, 4, 12, 10, 11, 9, 8, 2, 0, 6, 8, 3, 1, 0, 4, 2, 12, 8, 9, 10, 11, 2, 0, 8, 13, 2, 8, 15, 0, 14, 6, 1, 0, 4, 3, 2, 12, 8, 10, 9, 11, 4, 3, 1, 0, 12, 8, 2, 10, 9, 11, 5, 3, 1, 0, 4, 12, 2, 8, 10, 9, 11, 4, 3, 5, 1, 0, 12, 2, 8, 10, 9, 11, 3, 5, 0, 8, 2, 9, 5, 3, 0, 8, 9, 2, 14, 15, 7, 5, 3, 13, 6, 4, 0, 1, 8, 9, 12, 10, 2, 11, 4, 3, 1, 0, 12, 10, 2, 8, 9, 11, 2, 3, 1, 0, 4, 12, 8, 9, 10, 11, 1, 0, 3, 4, 2, 12, 8, 10, 9, 11, 3, 1, 0, 4, 8, 2, 9, 12, 10, 11, 0, 1, 3, 4, 2, 9, 10, 12, 8, 11, 0, 1, 3, 2, 4, 12, 9, 8, 10, 11, 1, 0, 3, 2, 4, 8, 9, 12, 10, 11, 15, 14, 5, 0, 13, 3, 6, 8, 9, 2, 2, 0, 3, 1, 10, 9, 8, 12, 4, 11, 7, 1, 0, 5, 3, 12, 8, 4, 2, 10, 9, 11, 0, 1, 3, 2, 9, 8, 12, 10, 4, 11, 13, 8, 2, 0, 15, 14, 6, 12, 8, 10, 2, 9, 11, 0, 1, 3, 4, 8, 12, 9, 10, 11, 2, 3, 1, 4, 0, 2, 10, 9, 12, 8, 0, 1, 11, 3, 4, 2, 11, 10, 3, 9, 12, 0, 1, 4, 8, 11, 2, 10, 9, 12, 0, 3, 1, 8, 4, 11, 2, 10, 9, 12, 3, 0, 1, 4, 8, 2, 9, 3, 10, 0, 1, 4, 11, 12, 8, 10, 9, 2, 12, 8, 11, 0, 1, 3, 4, 9, 10, 11, 8, 12, 2, 3, 0, 4, 1, 11, 10, 9, 12, 8, 2, 0, 3, 1, 4, 10, 9, 8, 11, 12, 2, 0, 3, 1, 4, 9, 10, 8, 12, 11, 2, 1, 0, 3, 4, 11, 9, 10, 12, 8, 2, 3, 0, 1, 4, 8, 9, 10, 12, 11, 2, 0, 1, 3, 4, 11, 9, 10, 12, 8, 2, 0, 3, 1, 4};
+  static constexpr std::array<std::uint16_t, 784> leaf_configs = {15, 4, 0, 2, 5, 9, 1, 7, 3, 14, 13, 12, 10, 11, 6, 8, 3, 5, 4, 0, 1, 2, 13, 10, 12, 11, 6, 7, 8, 9, 14, 15, 8, 4, 0, 2, 1, 7, 5, 9, 15, 3, 14, 13, 12, 10, 11, 6, 7, 1, 0, 4, 2, 3, 5, 13, 12, 11, 10, 9, 15, 14, 6, 8, 9, 1, 4, 5, 0, 3, 2, 13, 10, 12, 11, 6, 7, 8, 14, 15, 3, 2, 1, 4, 0, 5, 13, 10, 11, 12, 6, 7, 8, 9, 14, 15, 4, 0, 2, 7, 15, 1, 14, 3, 10, 11, 5, 9, 13, 12, 6, 8, 5, 4, 0, 2, 7, 15, 14, 1, 3, 10, 11, 9, 13, 12, 6, 8, 9, 4, 0, 2, 7, 1, 3, 10, 11, 15, 14, 5, 13, 12, 6, 8, 8, 4, 1, 5, 0, 3, 13, 2, 10, 11, 12, 6, 9, 7, 14, 15, 6, 5, 4, 1, 0, 13, 10, 3, 2, 11, 12, 9, 8, 7, 15, 14, 0, 5, 1, 3, 2, 4, 10, 13, 11, 12, 6, 7, 8, 9, 14, 15, 1, 0, 15, 7, 14, 2, 4, 9, 3, 10, 5, 13, 11, 12, 6, 8, 15, 7, 0, 4, 2, 14, 1, 3, 10, 11, 9, 5, 13, 12, 6, 8, 7, 1, 0, 4, 3, 5, 2, 13, 10, 11, 12, 9, 6, 8, 14, 15, 1, 0, 3, 2, 4, 5, 13, 10, 11, 12, 9, 7, 6, 8, 14, 15, 3, 1, 2, 0, 4, 11, 5, 10, 13, 12, 6, 8, 7, 9, 14, 15, 8, 4, 5, 1, 0, 10, 13, 3, 2, 11, 12, 9, 6, 7, 14, 15, 8, 1, 5, 4, 0, 3, 10, 2, 13, 11, 12, 6, 7, 9, 14, 15, 9, 1, 0, 4, 5, 3, 10, 2, 11, 13, 12, 8, 6, 7, 14, 15, 1, 0, 3, 4, 2, 11, 10, 5, 13, 12, 9, 8, 6, 7, 14, 15, 6, 1, 0, 5, 3, 4, 2, 11, 10, 13, 12, 7, 8, 9, 14, 15, 8, 1, 5, 0, 4, 3, 11, 10, 2, 13, 12, 6, 9, 7, 14, 15, 2, 3, 0, 1, 5, 11, 12, 13, 4, 10, 6, 7, 8, 9, 14, 15, 9, 0, 1, 3, 5, 11, 4, 2, 10, 13, 12, 6, 8, 7, 14, 15, 0, 1, 3, 5, 2, 4, 11, 13, 10, 12, 6, 9, 8, 7, 14, 15, 1, 0, 2, 4, 15, 7, 14, 3, 9, 11, 10, 12, 13, 5, 8, 6, 1, 2, 0, 4, 3, 5, 13, 10, 11, 12, 7, 9, 8, 15, 14, 6, 3, 0, 1, 2, 4, 5, 13, 10, 12, 11, 9, 6, 8, 7, 14, 15, 3, 2, 0, 1, 4, 5, 13, 10, 11, 12, 6, 7, 8, 9, 14, 15, 2, 3, 0, 1, 13, 4, 10, 5, 11, 12, 6, 7, 8, 9, 14, 15, 3, 2, 0, 4, 1, 13, 10, 5, 11, 12, 6, 8, 9, 7, 14, 15, 2, 3, 1, 10, 4, 13, 0, 11, 5, 12, 6, 7, 8, 9, 14, 15, 2, 0, 4, 14, 15, 7, 3, 1, 13, 10, 12, 11, 9, 8, 6, 5, 3, 2, 0, 4, 14, 13, 1, 10, 12, 11, 15, 9, 7, 5, 6, 8, 3, 0, 2, 4, 1, 13, 10, 9, 11, 12, 5, 15, 14, 7, 8, 6, 3, 14, 2, 0, 4, 15, 7, 1, 13, 10, 9, 11, 12, 5, 8, 6, 14, 2, 0, 4, 13, 10, 3, 11, 1, 12, 6, 5, 9, 8, 15, 7, 14, 13, 2, 0, 4, 3, 10, 11, 1, 12, 5, 15, 9, 7, 6, 8, 14, 13, 2, 0, 4, 10, 3, 11, 12, 1, 5, 9, 15, 7, 6, 8, 7, 10, 13, 11, 12, 2, 3, 0, 1, 4, 5, 6, 9, 8, 14, 15, 2, 0, 4, 3, 11, 13, 10, 12, 1, 5, 6, 8, 14, 15, 9, 7, 0, 3, 2, 1, 11, 10, 13, 12, 4, 5, 14, 15, 6, 7, 9, 8, 7, 12, 11, 2, 13, 3, 10, 1, 0, 4, 5, 6, 8, 9, 14, 15, 15, 0, 2, 4, 1, 3, 11, 10, 13, 12, 5, 9, 14, 7, 8, 6, 7, 11, 10, 12, 13, 2, 3, 0, 1, 4, 5, 6, 9, 8, 14, 15, 7, 12, 11, 13, 10, 2, 3, 1, 0, 4, 5, 6, 8, 9, 14, 15, 7, 11, 12, 13, 10, 2, 3, 0, 1, 4, 5, 6, 8, 9, 14, 15, 14, 10, 2, 0, 4, 11, 13, 12, 3, 1, 5, 9, 15, 7, 6, 8};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 16> fallback = {0, 2, 8, 3, 9, 1, 12, 10, 4, 11, 5, 7, 6, 13, 15, 14};
+  static constexpr std::array<std::uint16_t, 16> fallback = {0, 2, 4, 1, 3, 10, 11, 13, 5, 12, 6, 9, 7, 14, 15, 8};
 };
 
 struct jagged_mean {
@@ -250,136 +226,150 @@ struct jagged_mean {
   // The configs the tree may pick; the comment is each one's id.
   static constexpr std::array<aotune::jagged_reduce::Config, 16> configs = {{
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 0: block_row.t128.va
-      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 1: block_row.t512.va
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 1},  // 2: group_row.t128.v1.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 3: group_row.t128.v2.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 4: group_row.t128.v4.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 2},  // 5: group_row.t128.v2.s2
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 4},  // 6: group_row.t128.v2.s4
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 16384, .slots = 1},  // 7: nnz_split.t256.v2.c16384
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536, .slots = 1},  // 8: nnz_split.t256.v2.c65536
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 65536, .slots = 1},  // 9: nnz_split.t256.v4.c65536
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 262144, .slots = 1},  // 10: nnz_split.t256.v2.c262144
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 262144, .slots = 1},  // 11: nnz_split.t256.v4.c262144
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 0, .slots = 1},  // 12: nnz_split.t256.v4.ca
-      {.strategy = aotune::jagged_reduce::Strategy::flat_scan, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 13: flat_scan.t128
-      {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 4},  // 14: flat_row.t128.s4
-      {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 16},  // 15: flat_row.t128.s16
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 1: block_row.t128.v2
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 2: block_row.t512.va
+      {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 2, .chunk = 0, .slots = 1},  // 3: block_row.t512.v2
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 1},  // 4: group_row.t128.v1.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 5: group_row.t128.v4.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 8, .chunk = 0, .slots = 1},  // 6: group_row.t128.v8.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 2},  // 7: group_row.t128.v2.s2
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 8: group_row.t128.v1.s4
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 8, .chunk = 0, .slots = 4},  // 9: group_row.t128.v8.s4
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 16384, .slots = 1},  // 10: nnz_split.t256.v2.c16384
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536, .slots = 1},  // 11: nnz_split.t256.v2.c65536
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 65536, .slots = 1},  // 12: nnz_split.t256.v4.c65536
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 0, .slots = 1},  // 13: nnz_split.t256.v4.ca
+      {.strategy = aotune::jagged_reduce::Strategy::flat_scan, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 14: flat_scan.t128
+      {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 8},  // 15: flat_row.t128.s8
   }};
   static constexpr std::array<std::string_view, 16> config_ids = {
       "block_row.t128.va",
+      "block_row.t128.v2",
       "block_row.t512.va",
+      "block_row.t512.v2",
       "group_row.t128.v1.s1",
-      "group_row.t128.v2.s1",
       "group_row.t128.v4.s1",
+      "group_row.t128.v8.s1",
       "group_row.t128.v2.s2",
-      "group_row.t128.v2.s4",
+      "group_row.t128.v1.s4",
+      "group_row.t128.v8.s4",
       "nnz_split.t256.v2.c16384",
       "nnz_split.t256.v2.c65536",
       "nnz_split.t256.v4.c65536",
-      "nnz_split.t256.v2.c262144",
-      "nnz_split.t256.v4.c262144",
       "nnz_split.t256.v4.ca",
       "flat_scan.t128",
-      "flat_row.t128.s4",
-      "flat_row.t128.s16",
+      "flat_row.t128.s8",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 89> tree = {{
-      {11, 1, 56, 0.002780559090959204},  // 0: row_share < 0.00278056 ? 1 : 56
-      {9, 2, 31, 627.0693741524937},  // 1: max_row_elems < 627.069 ? 2 : 31
-      {4, 3, 28, 45.254833995939045},  // 2: max_len < 45.2548 ? 3 : 28
-      {10, 4, 17, 122606.62924980852},  // 3: outputs < 122607 ? 4 : 17
-      {2, 5, 10, 2.4494897427831783},  // 4: M < 2.44949 ? 5 : 10
-      {2, 6, 9, 1.4142135623730951},  // 5: M < 1.41421 ? 6 : 9
-      {4, 7, 8, 4.000000000000001},  // 6: max_len < 4 ? 7 : 8
-      {-1, 0, 6, 0.0},  // 7: leaf: group_row.t128.v1.s1, flat_row.t128.s4, flat_row.t128.s16, block_row.t128.va, block_row.t512.va, flat_scan.t128
-      {-1, 6, 6, 0.0},  // 8: leaf: flat_row.t128.s4, flat_row.t128.s16, group_row.t128.v1.s1, block_row.t128.va, flat_scan.t128, block_row.t512.va
-      {-1, 12, 12, 0.0},  // 9: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, flat_row.t128.s4, group_row.t128.v2.s1, group_row.t128.v1.s1, flat_row.t128.s16, block_row.t128.va, flat_scan.t128, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144
-      {10, 11, 14, 40132.439945759594},  // 10: outputs < 40132.4 ? 11 : 14
-      {11, 12, 13, 0.00048792942311683113},  // 11: row_share < 0.000487929 ? 12 : 13
-      {-1, 24, 16, 0.0},  // 12: leaf: flat_row.t128.s4, flat_row.t128.s16, group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, flat_scan.t128, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 40, 13, 0.0},  // 13: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {3, 15, 16, 130497.99042130879},  // 14: nnz < 130498 ? 15 : 16
-      {-1, 53, 12, 0.0},  // 15: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 65, 3, 0.0},  // 16: leaf: group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va
-      {10, 18, 25, 370727.60009473265},  // 17: outputs < 370728 ? 18 : 25
-      {5, 19, 22, 7.992704899112812},  // 18: avg_len < 7.9927 ? 19 : 22
-      {3, 20, 21, 46133.02931739904},  // 19: nnz < 46133 ? 20 : 21
-      {-1, 68, 11, 0.0},  // 20: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 79, 8, 0.0},  // 21: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144
-      {10, 23, 24, 185363.80004736633},  // 22: outputs < 185364 ? 23 : 24
-      {-1, 87, 8, 0.0},  // 23: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144
-      {-1, 95, 12, 0.0},  // 24: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {5, 26, 27, 7.981582359795238},  // 25: avg_len < 7.98158 ? 26 : 27
-      {-1, 107, 11, 0.0},  // 26: leaf: group_row.t128.v4.s1, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 118, 12, 0.0},  // 27: leaf: group_row.t128.v2.s1, group_row.t128.v2.s2, group_row.t128.v4.s1, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {11, 29, 30, 0.00012227642337386295},  // 28: row_share < 0.000122276 ? 29 : 30
-      {-1, 130, 6, 0.0},  // 29: leaf: flat_row.t128.s4, flat_row.t128.s16, flat_scan.t128, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va
-      {-1, 136, 6, 0.0},  // 30: leaf: flat_row.t128.s16, flat_row.t128.s4, block_row.t128.va, flat_scan.t128, group_row.t128.v1.s1, block_row.t512.va
-      {5, 32, 45, 32.21666939101098},  // 31: avg_len < 32.2167 ? 32 : 45
-      {3, 33, 38, 130161.96158632523},  // 32: nnz < 130162 ? 33 : 38
-      {6, 34, 35, 1.995344534536698},  // 33: skew < 1.99534 ? 34 : 35
-      {-1, 142, 11, 0.0},  // 34: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {9, 36, 37, 10033.109986439898},  // 35: max_row_elems < 10033.1 ? 36 : 37
-      {-1, 153, 11, 0.0},  // 36: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 164, 11, 0.0},  // 37: leaf: group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.c65536, group_row.t128.v1.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c262144
-      {2, 39, 42, 39.19183588453085},  // 38: M < 39.1918 ? 39 : 42
-      {2, 40, 41, 22.627416997969522},  // 39: M < 22.6274 ? 40 : 41
-      {-1, 175, 13, 0.0},  // 40: leaf: group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 188, 12, 0.0},  // 41: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {2, 43, 44, 221.70250336881628},  // 42: M < 221.703 ? 43 : 44
-      {-1, 200, 11, 0.0},  // 43: leaf: group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {-1, 211, 11, 0.0},  // 44: leaf: block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v2.c65536, group_row.t128.v1.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144
-      {2, 46, 47, 2.4494897427831783},  // 45: M < 2.44949 ? 46 : 47
-      {-1, 222, 6, 0.0},  // 46: leaf: flat_row.t128.s16, block_row.t128.va, flat_row.t128.s4, flat_scan.t128, block_row.t512.va, group_row.t128.v1.s1
-      {9, 48, 53, 89651.2282124456},  // 47: max_row_elems < 89651.2 ? 48 : 53
-      {11, 49, 50, 3.052774852425343e-05},  // 48: row_share < 3.05277e-05 ? 49 : 50
-      {-1, 228, 12, 0.0},  // 49: leaf: group_row.t128.v2.s2, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v1.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v4.c262144
-      {2, 51, 52, 156.7673435381234},  // 50: M < 156.767 ? 51 : 52
-      {-1, 240, 3, 0.0},  // 51: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1
-      {-1, 243, 11, 0.0},  // 52: leaf: block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, group_row.t128.v1.s1, nnz_split.t256.v2.c262144
-      {9, 54, 55, 211228.15812291694},  // 53: max_row_elems < 211228 ? 54 : 55
-      {-1, 254, 11, 0.0},  // 54: leaf: block_row.t512.va, block_row.t128.va, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {-1, 265, 11, 0.0},  // 55: leaf: nnz_split.t256.v4.c262144, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v2.c16384, group_row.t128.v4.s1, group_row.t128.v1.s1
-      {7, 57, 72, 25.00583568401078},  // 56: log2_bytes < 25.0058 ? 57 : 72
-      {3, 58, 71, 662626.3127479922},  // 57: nnz < 662626 ? 58 : 71
-      {9, 59, 68, 172767.94962029273},  // 58: max_row_elems < 172768 ? 59 : 68
-      {9, 60, 67, 1693.280839081338},  // 59: max_row_elems < 1693.28 ? 60 : 67
-      {4, 61, 64, 6.928203230275509},  // 60: max_len < 6.9282 ? 61 : 64
-      {7, 62, 63, 11.204085502086784},  // 61: log2_bytes < 11.2041 ? 62 : 63
-      {-1, 276, 3, 0.0},  // 62: leaf: group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va
-      {-1, 279, 11, 0.0},  // 63: leaf: group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384
-      {3, 65, 66, 11485.81211756487},  // 64: nnz < 11485.8 ? 65 : 66
-      {-1, 290, 3, 0.0},  // 65: leaf: block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1
-      {-1, 293, 3, 0.0},  // 66: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1
-      {-1, 296, 3, 0.0},  // 67: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1
-      {7, 69, 70, 23.246412927511},  // 68: log2_bytes < 23.2464 ? 69 : 70
-      {-1, 299, 11, 0.0},  // 69: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {-1, 310, 11, 0.0},  // 70: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {-1, 321, 6, 0.0},  // 71: leaf: flat_scan.t128, flat_row.t128.s16, block_row.t512.va, flat_row.t128.s4, block_row.t128.va, group_row.t128.v1.s1
-      {9, 73, 74, 148702.2887786197},  // 72: max_row_elems < 148702 ? 73 : 74
-      {-1, 327, 11, 0.0},  // 73: leaf: block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t128.va, nnz_split.t256.v2.c262144, group_row.t128.v2.s1, nnz_split.t256.v4.c262144, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {2, 75, 76, 8.0},  // 74: M < 8 ? 75 : 76
-      {-1, 338, 16, 0.0},  // 75: leaf: flat_scan.t128, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, flat_row.t128.s16, block_row.t128.va, flat_row.t128.s4, group_row.t128.v2.s4, group_row.t128.v2.s2, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {0, 77, 82, 2.8284271247461903},  // 76: elem_bytes < 2.82843 ? 77 : 82
-      {7, 78, 81, 27.708249403019344},  // 77: log2_bytes < 27.7082 ? 78 : 81
-      {1, 79, 80, 2048.0000000000005},  // 78: B < 2048 ? 79 : 80
-      {-1, 354, 11, 0.0},  // 79: leaf: nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c262144, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {-1, 365, 11, 0.0},  // 80: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {-1, 376, 11, 0.0},  // 81: leaf: nnz_split.t256.v4.c262144, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {7, 83, 84, 26.054005454808234},  // 82: log2_bytes < 26.054 ? 83 : 84
-      {-1, 387, 11, 0.0},  // 83: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v1.s1
-      {7, 85, 88, 27.786419593304927},  // 84: log2_bytes < 27.7864 ? 85 : 88
-      {4, 86, 87, 4529.138991022465},  // 85: max_len < 4529.14 ? 86 : 87
-      {-1, 398, 11, 0.0},  // 86: leaf: nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {-1, 409, 11, 0.0},  // 87: leaf: nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c262144, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, group_row.t128.v4.s1
-      {-1, 420, 11, 0.0},  // 88: leaf: nnz_split.t256.v2.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v4.s1, group_row.t128.v1.s1
+  static constexpr std::array<aotune::heuristics::TreeNode, 103> tree = {{
+      {4, 1, 72, 764.4802155713384},  // 0: max_len < 764.48 ? 1 : 72
+      {10, 2, 33, 129526.89296049683},  // 1: outputs < 129527 ? 2 : 33
+      {9, 3, 26, 4692.55751163478},  // 2: max_row_elems < 4692.56 ? 3 : 26
+      {1, 4, 19, 2896.309375740099},  // 3: B < 2896.31 ? 4 : 19
+      {5, 5, 12, 4.0768142289108},  // 4: avg_len < 4.07681 ? 5 : 12
+      {9, 6, 7, 2.4494897427831783},  // 5: max_row_elems < 2.44949 ? 6 : 7
+      {-1, 0, 16, 0.0},  // 6: leaf: block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v1.s4, flat_row.t128.s8, block_row.t128.va, block_row.t512.va, flat_scan.t128, block_row.t512.v2, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v8.s4, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca
+      {10, 8, 11, 23170.47500592079},  // 7: outputs < 23170.5 ? 8 : 11
+      {2, 9, 10, 45.254833995939045},  // 8: M < 45.2548 ? 9 : 10
+      {-1, 16, 16, 0.0},  // 9: leaf: group_row.t128.v1.s4, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, group_row.t128.v2.s2, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v8.s4, flat_row.t128.s8, flat_scan.t128
+      {-1, 32, 16, 0.0},  // 10: leaf: group_row.t128.v1.s1, block_row.t128.v2, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 48, 16, 0.0},  // 11: leaf: group_row.t128.v2.s2, block_row.t512.v2, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {4, 13, 16, 139.9428454762872},  // 12: max_len < 139.943 ? 13 : 16
+      {2, 14, 15, 78.38367176906169},  // 13: M < 78.3837 ? 14 : 15
+      {-1, 64, 16, 0.0},  // 14: leaf: block_row.t128.v2, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1, block_row.t512.v2, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v2.s2, group_row.t128.v1.s4, flat_row.t128.s8, group_row.t128.v8.s4, group_row.t128.v8.s1, flat_scan.t128
+      {-1, 80, 16, 0.0},  // 15: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {2, 17, 18, 3.4641016151377544},  // 16: M < 3.4641 ? 17 : 18
+      {-1, 96, 16, 0.0},  // 17: leaf: flat_row.t128.s8, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s4, group_row.t128.v1.s1, flat_scan.t128, block_row.t128.v2, block_row.t512.v2, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v8.s4, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca
+      {-1, 112, 16, 0.0},  // 18: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, block_row.t128.v2, nnz_split.t256.v4.ca, group_row.t128.v2.s2, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, group_row.t128.v1.s4, flat_row.t128.s8, flat_scan.t128, group_row.t128.v8.s4, group_row.t128.v8.s1
+      {9, 20, 23, 39.19183588453085},  // 19: max_row_elems < 39.1918 ? 20 : 23
+      {0, 21, 22, 2.8284271247461903},  // 20: elem_bytes < 2.82843 ? 21 : 22
+      {-1, 128, 16, 0.0},  // 21: leaf: group_row.t128.v1.s1, flat_row.t128.s8, group_row.t128.v1.s4, block_row.t128.va, flat_scan.t128, block_row.t512.va, group_row.t128.v2.s2, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {-1, 144, 16, 0.0},  // 22: leaf: group_row.t128.v4.s1, group_row.t128.v1.s4, group_row.t128.v1.s1, flat_row.t128.s8, flat_scan.t128, block_row.t128.va, block_row.t512.va, group_row.t128.v2.s2, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {3, 24, 25, 262301.98086747265},  // 23: nnz < 262302 ? 24 : 25
+      {-1, 160, 16, 0.0},  // 24: leaf: flat_row.t128.s8, group_row.t128.v1.s1, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, group_row.t128.v2.s2, group_row.t128.v4.s1, block_row.t128.v2, flat_scan.t128, nnz_split.t256.v4.ca, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {-1, 176, 16, 0.0},  // 25: leaf: flat_row.t128.s8, group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.va, flat_scan.t128, block_row.t128.v2, group_row.t128.v2.s2, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {9, 27, 30, 17854.0500727426},  // 26: max_row_elems < 17854.1 ? 27 : 30
+      {9, 28, 29, 6636.278475169649},  // 27: max_row_elems < 6636.28 ? 28 : 29
+      {-1, 192, 16, 0.0},  // 28: leaf: block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 208, 16, 0.0},  // 29: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.va, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v2.s2, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
+      {6, 31, 32, 1.282141097731996},  // 30: skew < 1.28214 ? 31 : 32
+      {-1, 224, 16, 0.0},  // 31: leaf: group_row.t128.v2.s2, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t512.v2, block_row.t128.v2, group_row.t128.v1.s1, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 240, 16, 0.0},  // 32: leaf: block_row.t512.va, block_row.t512.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {9, 34, 41, 293.28484447717375},  // 33: max_row_elems < 293.285 ? 34 : 41
+      {10, 35, 38, 185363.80004736633},  // 34: outputs < 185364 ? 35 : 38
+      {9, 36, 37, 90.50966799187809},  // 35: max_row_elems < 90.5097 ? 36 : 37
+      {-1, 256, 16, 0.0},  // 36: leaf: group_row.t128.v8.s4, group_row.t128.v2.s2, group_row.t128.v1.s1, block_row.t128.v2, block_row.t128.va, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v1.s4, flat_row.t128.s8, flat_scan.t128, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v8.s1
+      {-1, 272, 16, 0.0},  // 37: leaf: flat_row.t128.s8, group_row.t128.v1.s1, block_row.t128.v2, block_row.t128.va, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, group_row.t128.v2.s2, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v8.s1, group_row.t128.v1.s4, flat_scan.t128, group_row.t128.v8.s4
+      {4, 39, 40, 11.313708498984761},  // 38: max_len < 11.3137 ? 39 : 40
+      {-1, 288, 16, 0.0},  // 39: leaf: group_row.t128.v8.s1, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t512.v2, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v2.s2, group_row.t128.v8.s4, group_row.t128.v1.s4, flat_row.t128.s8, flat_scan.t128
+      {-1, 304, 16, 0.0},  // 40: leaf: group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.v2, nnz_split.t256.v4.ca, block_row.t128.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, block_row.t512.v2, nnz_split.t256.v2.c65536, block_row.t512.va, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_row.t128.s8, flat_scan.t128
+      {5, 42, 57, 32.414162095717465},  // 41: avg_len < 32.4142 ? 42 : 57
+      {0, 43, 54, 2.8284271247461903},  // 42: elem_bytes < 2.82843 ? 43 : 54
+      {11, 44, 47, 0.00012120821868542881},  // 43: row_share < 0.000121208 ? 44 : 47
+      {3, 45, 46, 525449.2729255604},  // 44: nnz < 525449 ? 45 : 46
+      {-1, 320, 16, 0.0},  // 45: leaf: group_row.t128.v8.s1, group_row.t128.v4.s1, block_row.t128.v2, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t512.v2, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, block_row.t512.va, group_row.t128.v8.s4, group_row.t128.v2.s2, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 336, 16, 0.0},  // 46: leaf: group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v8.s1, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t512.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, block_row.t512.va, group_row.t128.v2.s2, flat_scan.t128, flat_row.t128.s8
+      {10, 48, 53, 4448731.201136791},  // 47: outputs < 4.44873e+06 ? 48 : 53
+      {1, 49, 50, 362.03867196751236},  // 48: B < 362.039 ? 49 : 50
+      {-1, 352, 16, 0.0},  // 49: leaf: block_row.t512.va, block_row.t512.v2, block_row.t128.v2, group_row.t128.v1.s1, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v8.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {11, 51, 52, 0.0012381861293759284},  // 50: row_share < 0.00123819 ? 51 : 52
+      {-1, 368, 16, 0.0},  // 51: leaf: group_row.t128.v8.s4, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 384, 16, 0.0},  // 52: leaf: block_row.t128.va, block_row.t128.v2, block_row.t512.v2, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 400, 16, 0.0},  // 53: leaf: block_row.t128.va, group_row.t128.v4.s1, block_row.t128.v2, block_row.t512.v2, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {11, 55, 56, 6.0709642570778275e-05},  // 54: row_share < 6.07096e-05 ? 55 : 56
+      {-1, 416, 16, 0.0},  // 55: leaf: group_row.t128.v4.s1, block_row.t128.v2, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t512.v2, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, block_row.t512.va, group_row.t128.v2.s2, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 432, 16, 0.0},  // 56: leaf: group_row.t128.v2.s2, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {11, 58, 69, 0.003953107096838068},  // 57: row_share < 0.00395311 ? 58 : 69
+      {11, 59, 66, 0.00048735608583845385},  // 58: row_share < 0.000487356 ? 59 : 66
+      {9, 60, 63, 11442.942278977029},  // 59: max_row_elems < 11442.9 ? 60 : 63
+      {10, 61, 62, 370727.60009473265},  // 60: outputs < 370728 ? 61 : 62
+      {-1, 448, 16, 0.0},  // 61: leaf: flat_row.t128.s8, block_row.t128.v2, block_row.t128.va, group_row.t128.v2.s2, group_row.t128.v1.s1, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v8.s4, group_row.t128.v1.s4, group_row.t128.v8.s1, flat_scan.t128
+      {-1, 464, 16, 0.0},  // 62: leaf: group_row.t128.v8.s4, block_row.t128.v2, group_row.t128.v2.s2, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t512.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, block_row.t512.va, group_row.t128.v8.s1, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
+      {0, 64, 65, 2.8284271247461903},  // 63: elem_bytes < 2.82843 ? 64 : 65
+      {-1, 480, 16, 0.0},  // 64: leaf: block_row.t128.va, block_row.t128.v2, block_row.t512.v2, group_row.t128.v8.s1, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v8.s4, group_row.t128.v2.s2, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 496, 16, 0.0},  // 65: leaf: block_row.t128.v2, block_row.t128.va, block_row.t512.v2, block_row.t512.va, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, group_row.t128.v2.s2, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {5, 67, 68, 127.65075449139695},  // 66: avg_len < 127.651 ? 67 : 68
+      {-1, 512, 16, 0.0},  // 67: leaf: block_row.t128.v2, block_row.t512.v2, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v1.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 528, 16, 0.0},  // 68: leaf: block_row.t512.v2, block_row.t128.v2, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v4.c65536, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {7, 70, 71, 26.063517203438355},  // 69: log2_bytes < 26.0635 ? 70 : 71
+      {-1, 544, 16, 0.0},  // 70: leaf: block_row.t512.va, block_row.t512.v2, nnz_split.t256.v2.c65536, block_row.t128.v2, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, group_row.t128.v1.s1, nnz_split.t256.v4.ca, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 560, 16, 0.0},  // 71: leaf: group_row.t128.v2.s2, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t128.v2, block_row.t512.v2, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, group_row.t128.v4.s1, block_row.t128.va, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {11, 73, 86, 0.008823684866439656},  // 72: row_share < 0.00882368 ? 73 : 86
+      {11, 74, 79, 0.0019219623352309653},  // 73: row_share < 0.00192196 ? 74 : 79
+      {6, 75, 78, 2.0063437386121983},  // 74: skew < 2.00634 ? 75 : 78
+      {1, 76, 77, 1448.1546878700494},  // 75: B < 1448.15 ? 76 : 77
+      {-1, 576, 16, 0.0},  // 76: leaf: block_row.t512.v2, block_row.t128.va, block_row.t512.va, block_row.t128.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v2.s2, flat_scan.t128, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v8.s1
+      {-1, 592, 16, 0.0},  // 77: leaf: flat_row.t128.s8, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v1.s4, flat_scan.t128, block_row.t512.v2, block_row.t128.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, group_row.t128.v8.s4, nnz_split.t256.v2.c16384, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v2.s2
+      {-1, 608, 16, 0.0},  // 78: leaf: block_row.t128.va, block_row.t128.v2, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v2.s2, flat_scan.t128, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {7, 80, 85, 29.499956044606968},  // 79: log2_bytes < 29.5 ? 80 : 85
+      {5, 81, 82, 515.1148188472831},  // 80: avg_len < 515.115 ? 81 : 82
+      {-1, 624, 16, 0.0},  // 81: leaf: block_row.t512.v2, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v4.c65536, flat_row.t128.s8, nnz_split.t256.v2.c65536, block_row.t128.v2, flat_scan.t128, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v4.s1, group_row.t128.v1.s4, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v8.s4
+      {7, 83, 84, 23.517372229664318},  // 82: log2_bytes < 23.5174 ? 83 : 84
+      {-1, 640, 16, 0.0},  // 83: leaf: block_row.t512.v2, block_row.t512.va, flat_scan.t128, block_row.t128.va, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v1.s1, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v2.s2, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {-1, 656, 16, 0.0},  // 84: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v8.s1, flat_scan.t128, flat_row.t128.s8, group_row.t128.v8.s4, group_row.t128.v1.s4, group_row.t128.v2.s2
+      {-1, 672, 16, 0.0},  // 85: leaf: group_row.t128.v2.s2, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v2.c65536, block_row.t512.v2, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v2.c16384, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {7, 87, 92, 23.246412927511},  // 86: log2_bytes < 23.2464 ? 87 : 92
+      {9, 88, 91, 55078.735206974394},  // 87: max_row_elems < 55078.7 ? 88 : 91
+      {5, 89, 90, 539.069427944612},  // 88: avg_len < 539.069 ? 89 : 90
+      {-1, 688, 16, 0.0},  // 89: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.v2, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v2.s2, group_row.t128.v4.s1, group_row.t128.v8.s4, group_row.t128.v8.s1, flat_row.t128.s8, flat_scan.t128, group_row.t128.v1.s4
+      {-1, 704, 16, 0.0},  // 90: leaf: block_row.t512.v2, flat_scan.t128, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, flat_row.t128.s8, group_row.t128.v1.s4, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v2.s2, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {-1, 720, 16, 0.0},  // 91: leaf: flat_scan.t128, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, block_row.t512.v2, nnz_split.t256.v2.c65536, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v2.s2, group_row.t128.v8.s1, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v8.s4
+      {11, 93, 102, 0.8998490246896368},  // 92: row_share < 0.899849 ? 93 : 102
+      {7, 94, 95, 25.724531163130088},  // 93: log2_bytes < 25.7245 ? 94 : 95
+      {-1, 736, 16, 0.0},  // 94: leaf: flat_scan.t128, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.v2, block_row.t128.v2, group_row.t128.v4.s1, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v2.s2, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {5, 96, 99, 507.20670142454816},  // 95: avg_len < 507.207 ? 96 : 99
+      {6, 97, 98, 1064.3142116626902},  // 96: skew < 1064.31 ? 97 : 98
+      {-1, 752, 16, 0.0},  // 97: leaf: group_row.t128.v1.s4, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t512.v2, block_row.t128.v2, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 768, 16, 0.0},  // 98: leaf: flat_scan.t128, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v2.s2, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {9, 100, 101, 2071163.154805531},  // 99: max_row_elems < 2.07116e+06 ? 100 : 101
+      {-1, 784, 16, 0.0},  // 100: leaf: group_row.t128.v2.s2, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
+      {-1, 800, 16, 0.0},  // 101: leaf: group_row.t128.v1.s4, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v2.s2, flat_scan.t128, flat_row.t128.s8
+      {-1, 816, 16, 0.0},  // 102: leaf: nnz_split.t256.v2.c16384, group_row.t128.v1.s4, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t512.v2, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v8.s1, flat_scan.t128, flat_row.t128.s8, group_row.t128.v2.s2, group_row.t128.v8.s4
   }};
-  static constexpr std::array<std::uint16_t, 431> leaf_configs = {2, 14, 15, 0, 1, 13, 14, 15, 2, 0, 13, 1, 6, 5, 14, 3, 2, 15, 0, 13, 1, 7, 8, 10, 14, 15, 6, 5, 3, 2, 4, 0, 13, 1, 12, 7, 9, 8, 11, 10, 6, 5, 3, 2, 0, 4, 1, 12, 7, 9, 8, 11, 10, 5, 3, 2, 4, 0, 1, 12, 7, 9, 8, 11, 10, 2, 0, 1, 4, 3, 2, 0, 12, 1, 7, 9, 8, 11, 10, 3, 5, 2, 0, 7, 1, 8, 10, 5, 3, 2, 0, 7, 1, 8, 10, 3, 5, 4, 2, 0, 12, 7, 9, 1, 8, 11, 10, 4, 3, 2, 0, 12, 7, 9, 1, 8, 11, 10, 3, 5, 4, 2, 7, 0, 12, 9, 8, 1, 11, 10, 14, 15, 13, 2, 0, 1, 15, 14, 0, 13, 2, 1, 3, 0, 4, 2, 1, 12, 7, 9, 8, 11, 10, 0, 3, 4, 2, 1, 12, 7, 9, 8, 11, 10, 3, 0, 4, 1, 9, 2, 8, 7, 12, 10, 11, 6, 5, 3, 4, 0, 2, 7, 12, 9, 8, 1, 11, 10, 5, 3, 4, 0, 2, 7, 12, 9, 8, 1, 11, 10, 3, 4, 0, 2, 7, 8, 12, 9, 1, 11, 10, 0, 3, 4, 1, 8, 2, 9, 7, 12, 11, 10, 15, 0, 14, 13, 1, 2, 5, 3, 0, 4, 2, 8, 7, 10, 9, 12, 1, 11, 0, 1, 2, 1, 3, 0, 9, 8, 4, 11, 7, 12, 2, 10, 1, 0, 9, 11, 8, 10, 12, 7, 3, 2, 4, 11, 1, 9, 10, 12, 8, 0, 3, 7, 4, 2, 2, 0, 1, 3, 2, 4, 0, 1, 12, 11, 9, 10, 8, 7, 0, 1, 2, 1, 0, 2, 1, 0, 2, 12, 7, 9, 8, 1, 11, 10, 0, 3, 2, 4, 7, 9, 8, 12, 11, 10, 1, 0, 3, 2, 4, 13, 15, 1, 14, 0, 2, 1, 7, 9, 8, 12, 0, 10, 3, 11, 2, 4, 13, 7, 12, 8, 9, 11, 10, 1, 15, 0, 14, 6, 5, 3, 2, 4, 9, 8, 7, 11, 12, 10, 1, 3, 0, 2, 4, 7, 9, 12, 8, 11, 10, 1, 0, 3, 2, 4, 11, 9, 10, 12, 8, 7, 1, 3, 0, 2, 4, 7, 12, 8, 9, 11, 10, 1, 0, 3, 4, 2, 8, 9, 7, 1, 10, 12, 11, 0, 3, 2, 4, 7, 8, 9, 12, 11, 10, 1, 0, 3, 2, 4, 10, 8, 9, 11, 12, 7, 1, 0, 3, 4, 2};
+  static constexpr std::array<std::uint16_t, 832> leaf_configs = {1, 4, 8, 15, 0, 2, 14, 3, 5, 6, 7, 9, 10, 11, 12, 13, 8, 5, 4, 0, 2, 7, 1, 3, 13, 10, 12, 11, 6, 9, 15, 14, 4, 1, 0, 5, 3, 2, 13, 12, 10, 11, 6, 7, 8, 9, 14, 15, 7, 3, 1, 4, 5, 0, 2, 13, 10, 12, 11, 6, 8, 9, 14, 15, 1, 0, 2, 4, 3, 5, 13, 10, 12, 11, 7, 8, 15, 9, 6, 14, 3, 2, 0, 1, 4, 5, 13, 10, 12, 11, 6, 7, 8, 9, 14, 15, 15, 2, 0, 8, 4, 14, 1, 3, 5, 6, 7, 9, 10, 11, 12, 13, 3, 2, 0, 4, 1, 13, 7, 10, 12, 5, 11, 8, 15, 14, 9, 6, 4, 15, 8, 0, 14, 2, 7, 1, 3, 10, 11, 5, 13, 12, 6, 9, 5, 8, 4, 15, 14, 0, 2, 7, 1, 3, 10, 11, 13, 12, 6, 9, 15, 4, 8, 0, 2, 7, 5, 1, 14, 13, 3, 10, 12, 11, 6, 9, 15, 8, 0, 4, 2, 14, 1, 7, 3, 10, 11, 5, 13, 12, 6, 9, 2, 3, 0, 1, 4, 5, 13, 10, 12, 11, 6, 7, 8, 9, 14, 15, 3, 2, 0, 1, 13, 10, 4, 5, 12, 11, 6, 9, 7, 8, 14, 15, 7, 10, 13, 12, 11, 2, 3, 1, 4, 0, 5, 6, 8, 9, 14, 15, 2, 3, 13, 10, 0, 1, 4, 12, 11, 5, 6, 7, 8, 9, 14, 15, 9, 7, 4, 1, 0, 3, 2, 10, 11, 8, 15, 14, 5, 13, 12, 6, 15, 4, 1, 0, 3, 2, 10, 11, 5, 7, 13, 12, 6, 8, 14, 9, 6, 5, 4, 1, 0, 13, 3, 10, 2, 12, 11, 7, 9, 8, 15, 14, 6, 7, 5, 4, 1, 13, 0, 10, 12, 3, 11, 2, 8, 9, 15, 14, 6, 5, 1, 4, 0, 10, 11, 3, 13, 12, 2, 9, 7, 8, 14, 15, 8, 9, 6, 5, 4, 1, 0, 10, 13, 3, 11, 12, 2, 7, 14, 15, 2, 3, 1, 4, 0, 5, 6, 13, 10, 11, 12, 7, 8, 9, 14, 15, 9, 1, 5, 4, 0, 3, 13, 10, 2, 12, 11, 6, 7, 8, 14, 15, 0, 1, 3, 5, 6, 4, 2, 13, 10, 11, 12, 7, 8, 9, 14, 15, 0, 5, 1, 3, 4, 2, 11, 10, 12, 13, 6, 7, 8, 9, 14, 15, 5, 1, 4, 0, 10, 11, 3, 12, 13, 2, 7, 6, 8, 9, 14, 15, 7, 1, 4, 5, 0, 3, 2, 13, 10, 12, 11, 6, 8, 9, 14, 15, 15, 1, 0, 7, 4, 3, 10, 11, 2, 5, 13, 12, 9, 8, 6, 14, 9, 1, 7, 0, 4, 5, 3, 11, 10, 12, 13, 2, 6, 8, 14, 15, 0, 1, 3, 6, 5, 4, 2, 11, 12, 13, 10, 9, 7, 8, 14, 15, 1, 0, 3, 2, 4, 5, 12, 13, 11, 10, 7, 6, 8, 9, 14, 15, 1, 3, 2, 0, 5, 4, 12, 11, 10, 13, 6, 7, 8, 9, 14, 15, 3, 1, 2, 0, 4, 12, 5, 11, 13, 10, 6, 7, 8, 9, 14, 15, 2, 3, 11, 1, 12, 10, 4, 13, 0, 5, 6, 7, 8, 9, 14, 15, 7, 12, 11, 2, 1, 3, 4, 10, 13, 5, 0, 6, 8, 9, 14, 15, 3, 0, 2, 1, 10, 13, 12, 11, 4, 5, 7, 14, 15, 8, 9, 6, 15, 2, 0, 4, 8, 14, 3, 1, 11, 12, 13, 9, 10, 5, 6, 7, 0, 1, 3, 2, 11, 12, 13, 10, 4, 5, 7, 14, 15, 8, 6, 9, 3, 0, 2, 4, 12, 15, 11, 1, 14, 13, 10, 5, 8, 6, 7, 9, 3, 2, 14, 0, 15, 8, 4, 1, 13, 10, 12, 11, 7, 5, 6, 9, 2, 0, 4, 12, 11, 3, 10, 13, 1, 5, 6, 14, 15, 9, 8, 7, 7, 13, 12, 2, 11, 3, 1, 0, 10, 4, 5, 6, 8, 9, 14, 15, 2, 0, 4, 3, 1, 13, 10, 12, 11, 7, 5, 9, 6, 15, 14, 8, 3, 14, 2, 0, 4, 15, 8, 1, 13, 10, 12, 11, 7, 5, 6, 9, 14, 13, 2, 0, 4, 10, 12, 3, 11, 1, 5, 7, 6, 15, 8, 9, 14, 10, 2, 0, 4, 13, 12, 11, 3, 1, 5, 15, 8, 7, 6, 9, 8, 12, 11, 13, 10, 2, 3, 1, 0, 4, 5, 6, 7, 9, 14, 15, 14, 10, 11, 12, 13, 2, 3, 0, 1, 4, 5, 15, 8, 7, 6, 9, 7, 12, 11, 10, 13, 2, 3, 0, 1, 4, 5, 6, 8, 9, 14, 15, 8, 11, 12, 13, 10, 2, 3, 0, 1, 4, 5, 6, 9, 7, 14, 15, 10, 8, 2, 0, 4, 12, 11, 13, 3, 1, 5, 6, 14, 15, 7, 9};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 16> fallback = {0, 1, 2, 7, 3, 8, 10, 12, 9, 4, 11, 5, 6, 15, 13, 14};
+  static constexpr std::array<std::uint16_t, 16> fallback = {0, 2, 4, 1, 3, 10, 11, 13, 5, 12, 7, 6, 8, 15, 14, 9};
 };
 
 struct jagged_dense_add {

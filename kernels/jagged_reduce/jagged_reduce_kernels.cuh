@@ -82,8 +82,7 @@ __device__ __forceinline__ float row_scale(bool mean, int64_t len) {
 }
 
 // block_row: block = (row b = blockIdx.x, column tile blockIdx.y). Threads: tx along M (TX lanes),
-// ty along the row's elements (TY = blockDim.x / TX). Partial sums meet by warp shuffles where a
-// warp holds several ty rows (TX < 32), then in shared memory.
+// ty along the row's elements (TY = blockDim.x / TX). Partial sums meet in shared memory.
 template <typename T, typename IndexT, int VEC>
 __global__ void block_row_kernel(const T* __restrict__ values, const IndexT* __restrict__ offsets,
                                  const IndexT* __restrict__ fc, T* __restrict__ out, int64_t M, int tx_lanes,
@@ -109,28 +108,7 @@ __global__ void block_row_kernel(const T* __restrict__ values, const IndexT* __r
     }
     if (e < end) accumulate_tail<T, VEC>(acc, values, e, ty_count, end, M, c0, cols);
   }
-  if (ty_count > 1 && tx_lanes < 32) {
-    // Several ty rows per warp: lanes tx, tx + tx_lanes, ... of a warp hold one column, and meet
-    // by shuffles first; then one partial per warp goes through shared memory, one barrier per
-    // row instead of log2(ty_count) (ncu, session 20: block_row.t128.v8 on B=16384 M=32 len=256
-    // bf16 spent 14 % of its warp cycles at the tree's barriers). No thread has returned yet, so
-    // every lane takes part in the shuffles.
-    for (int o = tx_lanes; o < 32; o <<= 1) {
-#pragma unroll
-      for (int i = 0; i < VEC; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o);
-    }
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
-    if (lane < tx_lanes) {
-#pragma unroll
-      for (int i = 0; i < VEC; ++i) partial[(warp * tx_lanes + lane) * VEC + i] = acc[i];
-    }
-    __syncthreads();
-    if (threadIdx.x >= tx_lanes) return;  // lanes 0 .. tx_lanes - 1 of warp 0: ty = 0, tx = lane
-    for (int w = 1; w < warps; ++w) {
-#pragma unroll
-      for (int i = 0; i < VEC; ++i) acc[i] += partial[(w * tx_lanes + tx) * VEC + i];
-    }
-  } else if (ty_count > 1) {  // a ty row spans whole warps: a tree over the rows in shared memory
+  if (ty_count > 1) {
 #pragma unroll
     for (int i = 0; i < VEC; ++i) partial[(ty * tx_lanes + tx) * VEC + i] = acc[i];
     __syncthreads();
