@@ -69,7 +69,9 @@ TEST(FlatScanTiles, ManyTilesPerBlockAndRowsOverBlocksMatchTheReferenceAndLeaveT
     const jr::Problem shape{.B = B, .M = M, .nnz = nnz, .dtype = DType::f32, .index = IndexType::i64};
     const std::size_t scratch_bytes = jr::workspace_bytes({jr::Strategy::flat_scan, 128, 0, 0}, shape);
     DeviceBuffer scratch(scratch_bytes);
-    AOTUNE_CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch_bytes));
+    // In the launches' stream: a cudaMemset (legacy default stream) is not ordered before kernels
+    // on the non-blocking `stream`.
+    AOTUNE_CUDA_CHECK(cudaMemsetAsync(scratch.get(), 0, scratch_bytes, stream.get()));
 
     std::vector<double> abs_values(values.size());
     for (std::size_t i = 0; i < values.size(); ++i) abs_values[i] = std::abs(values[i]);

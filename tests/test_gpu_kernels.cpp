@@ -24,7 +24,10 @@ TEST_P(EveryConfig, MatchesTheFloat64ReferenceOnEveryTestShape) {
   // slow tools such as compute-sanitizer. Default 1: everything.
   const char* stride_env = std::getenv("AOTUNE_GPU_TEST_STRIDE");
   const std::size_t stride = stride_env ? std::max(1, std::atoi(stride_env)) : 1;
-  CudaStream stream;
+  // The legacy default stream: a launch that grows the workload's scratch zeroes it with cudaMemset
+  // there first (kernels/common/workload_base.cpp), and a non-blocking stream's kernel would not be
+  // ordered after that fill (see GpuShapeRunner::check in tuner/gpu_device.cpp).
+  const cudaStream_t stream = cudaStreamLegacy;
   int checked = 0, failures = 0;
   std::size_t shape_index = 0;
   for (const nlohmann::json& shape : kernel.test_shapes()) {
@@ -35,8 +38,8 @@ TEST_P(EveryConfig, MatchesTheFloat64ReferenceOnEveryTestShape) {
       if (!workload->info().legality[c].ok) continue;
       ++legal;
       if ((c + shape_index) % stride != 0) continue;
-      workload->poison_output(stream.get());
-      workload->launch(c, stream.get());
+      workload->poison_output(stream);
+      workload->launch(c, stream);
       const CheckResult r = workload->check();
       ++checked;
       if (!r.ok && ++failures <= 20) {

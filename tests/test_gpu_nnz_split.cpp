@@ -59,8 +59,10 @@ TEST(NnzSplitOneLaunch, RepeatedLaunchesMatchTheReferenceAndLeaveTheScratchZero)
   }
   ASSERT_GT(scratch_bytes, 0u);
   DeviceBuffer scratch(scratch_bytes);
-  AOTUNE_CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch_bytes));
   CudaStream stream;
+  // Zeroed in the launches' stream: a cudaMemset (legacy default stream) is not ordered before
+  // kernels on this non-blocking stream.
+  AOTUNE_CUDA_CHECK(cudaMemsetAsync(scratch.get(), 0, scratch_bytes, stream.get()));
 
   int launches = 0;
   for (jr::Op op : {jr::Op::sum, jr::Op::mean}) {

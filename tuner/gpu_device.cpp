@@ -14,8 +14,16 @@ class GpuShapeRunner final : public ShapeRunner {
       : device_(device), workload_(std::move(workload)) {}
 
   CheckResult check(std::size_t config) override {
-    workload_->poison_output(device_.stream());
-    workload_->launch(config, device_.stream());
+    // On the legacy default stream, not the timing stream. A config's first launch may grow the
+    // workload's scratch, which WorkloadBase::workspace() zeroes with cudaMemset: queued on the
+    // legacy default stream, and not ordered before a kernel on the non-blocking timing stream
+    // (session 21: under load the fill overlapped an nnz_split launch and wiped its arrival
+    // counters, and every later launch on that scratch read stale sums). The fill belongs on the
+    // launch stream, but workload_base.cpp is in every kernel's source hash, so it moves there at
+    // the next full re-sweep. Every config is checked before it is timed (sweep.cpp), so its
+    // scratch exists, zeroed, before any timed launch; check() synchronises the device anyway.
+    workload_->poison_output(cudaStreamLegacy);
+    workload_->launch(config, cudaStreamLegacy);
     return workload_->check();  // synchronises: a faulting kernel surfaces here as CudaError
   }
 
