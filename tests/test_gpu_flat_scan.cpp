@@ -58,6 +58,12 @@ TEST(FlatScanTiles, ManyTilesPerBlockAndRowsOverBlocksMatchTheReferenceAndLeaveT
     const std::vector<double> values = random_values(static_cast<std::size_t>(nnz * M), DType::f32, rng);
     std::vector<int64_t> fc(static_cast<std::size_t>(B));
     for (auto& f : fc) f = static_cast<int64_t>(rng() % static_cast<uint64_t>(M + 1));
+    // The longest row (over several blocks) without features: blocks whose whole range lies in it
+    // skip it (jagged_mean), still arriving for it and writing the empty rows they own.
+    std::size_t longest = 0;
+    for (std::size_t r = 0; r + 1 < offsets.size(); ++r)
+      if (offsets[r + 1] - offsets[r] > offsets[longest + 1] - offsets[longest]) longest = r;
+    fc[longest] = 0;
     const auto values_bytes = encode(values, DType::f32);
     const auto offsets_bytes = encode_index(offsets, IndexType::i64);
     const auto fc_bytes = encode_index(fc, IndexType::i64);

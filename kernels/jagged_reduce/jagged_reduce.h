@@ -57,7 +57,15 @@ inline constexpr int kFlatScanMaxThreads = 512;
 // flat_row: 16-byte vectors each lane has in flight per step of its row.
 inline constexpr int kFlatRowVectors = 4;
 
-inline constexpr int kAutoChunksPerSm = 32;
+// 4, not the former 32 (session 21, from the session-21 databases, no GPU): on the grid shapes
+// where an nnz_split config is the best, the best fixed chunk sits at about 2-8 chunks per SM
+// (median ~4); 32 per SM made the auto chunk 1.26x (jagged_sum) / 1.22x (jagged_mean) slower than
+// the best nnz_split config there, the nearest measured chunk to 4 per SM 1.05x / 1.06x.
+// Measured once (session 21, `aot-runner bench` on 19 nnz_split-best jagged_sum grid shapes of
+// 4-544 M values, devcalls/s21/grid_chunk.json): the auto chunk (best vec) 1.075x the best fixed
+// chunk (0.93-1.65; one_huge M = 16-256 prefers c16384: 1.32 / 1.65), 1.083x the best config.
+// Every jagged_sum config passed EveryConfig with it. Needs a re-sweep of both jagged databases.
+inline constexpr int kAutoChunksPerSm = 4;
 inline constexpr int64_t kAutoChunkMin = 8192;
 inline constexpr int64_t kAutoChunkMax = 262144;
 

@@ -633,6 +633,32 @@ __global__ void __launch_bounds__(kFlatScanMaxThreads)
   Vec<T, kPerVec> v[kFlatScanVectors];
   flat_load<T, MC, kPerVec, kEntries>(v, values, bb + int64_t(threadIdx.x) * kEntries, be);
   const int64_t r0 = bb < be ? block_find_row(offsets, B, bb) : 0;
+  // A block whose whole range lies inside one row with a feature count of 0 (jagged_mean) has
+  // nothing to add: every output of that row is 0. It does what the walk below would do for it
+  // and loads nothing more: the empty rows it owns get their zeros, and the row gets this block's
+  // arrival (the last of its blocks writes the zeros), or its zeros when it is exactly this range.
+  // The other strategies walk nothing for masked columns either (session 21), so a long row with
+  // fc = 0 costs a block one step here, not one pass over its tiles. Uniform over the block: every
+  // thread reads the same offsets and count, so the return skips no barrier of anyone's.
+  if (fc != nullptr && bb < be && static_cast<int64_t>(offsets[r0 + 1]) >= be && fc[r0] == 0) {
+    if (threadIdx.x == 0) {
+      const float zero[MC] = {};
+      // Empty rows starting at bb (before r0): this block's, as in the walk's marking loop.
+      for (int64_t r = r0 - 1; r >= 0 && static_cast<int64_t>(offsets[r]) >= bb; --r)
+        store<T, MC>(out, r, MC, 0, row_cols(fc, r, int64_t{MC}), 1.0f, zero);
+      const int64_t s = offsets[r0], t = offsets[r0 + 1];
+      if (s < bb || t > be) {
+        flat_add_spread_row<T, IndexT, MC>(offsets, fc, out, acc_ws, arrivals, r0, range, mean, zero);
+      } else {
+        store<T, MC>(out, r0, MC, 0, 0, 1.0f, zero);
+      }
+      // The last block also owns the empty rows at nnz (after r0, which then ends there).
+      if (last_block)
+        for (int64_t r = r0 + 1; r < B && static_cast<int64_t>(offsets[r]) == nnz; ++r)
+          store<T, MC>(out, r, MC, 0, row_cols(fc, r, int64_t{MC}), 1.0f, zero);
+    }
+    return;
+  }
   if (threadIdx.x == 0) {
     int64_t r = r0;
     while (r > 0 && static_cast<int64_t>(offsets[r - 1]) >= bb) --r;
