@@ -4,20 +4,20 @@
 //
 // jagged_sum: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 535 shapes
 //   database configs/sm90/jagged_sum.json
-//   sha256 8441f39ca0812a4fd63e460cf15522c29ad4450b3181cf5217f76047021dba76
-//   kernel source 326f539d0218c3ab4470904a3174b74112ae63ece8cb976f1ac75fd7516dad58
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0984, p95 1.3836, max 5.3862
-//   best single config block_row.t128.va: geomean 2.3498
-//   default config block_row.t512.v1: geomean 3.9248
-//   16 configs, tree depth 8 (max depth 8 and min leaf 4 from cross-validation)
+//   sha256 928932db98d0adeaef99ab1beb9e72075a85b0dad0e479a73168a3c2deda3397
+//   kernel source 738a78e9676bde77638d1645a17215fceac6e8d6ce0452014e7c562d7476d182
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.0954, p95 1.4029, max 4.5925
+//   best single config block_row.t128.va: geomean 2.3577
+//   default config block_row.t512.v1: geomean 3.9286
+//   16 configs, tree depth 10 (max depth 11 and min leaf 2 from cross-validation)
 // jagged_mean: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 536 shapes
 //   database configs/sm90/jagged_mean.json
-//   sha256 a77804232d60183b29418a447b10069486724cbbcb6858d0c779573ea84bd0d9
-//   kernel source 326f539d0218c3ab4470904a3174b74112ae63ece8cb976f1ac75fd7516dad58
-//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.1225, p95 1.4726, max 9.7735
-//   best single config block_row.t128.va: geomean 2.3169
-//   default config block_row.t512.v1: geomean 4.0160
-//   16 configs, tree depth 9 (max depth 9 and min leaf 4 from cross-validation)
+//   sha256 06e38a0eba802fccfa8e7a28048abbc724d32b7343aa0195b4688ad7aa19bda3
+//   kernel source 738a78e9676bde77638d1645a17215fceac6e8d6ce0452014e7c562d7476d182
+//   held-out slowdown vs per-shape best (5-fold CV): geomean 1.1317, p95 1.6098, max 10.6340
+//   best single config block_row.t128.va: geomean 2.3258
+//   default config block_row.t512.v1: geomean 4.0337
+//   16 configs, tree depth 6 (max depth 6 and min leaf 2 from cross-validation)
 // jagged_dense_add: tuned on NVIDIA H200 (cc 9.0, 132 SMs), 168 shapes
 //   database configs/sm90/jagged_dense_add.json
 //   sha256 5d98545b0b848eafa33f5cb0dc724e8a74b566c783b5d33cd9a680134f088e93
@@ -70,141 +70,167 @@ struct jagged_sum {
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 1: block_row.t128.v2
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 2: block_row.t512.va
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 2, .chunk = 0, .slots = 1},  // 3: block_row.t512.v2
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 1},  // 4: group_row.t128.v1.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 5: group_row.t128.v4.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 8, .chunk = 0, .slots = 1},  // 6: group_row.t128.v8.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 4: group_row.t128.v4.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 2},  // 5: group_row.t128.v1.s2
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 2},  // 6: group_row.t128.v2.s2
       {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 7: group_row.t128.v1.s4
       {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 8, .chunk = 0, .slots = 4},  // 8: group_row.t128.v8.s4
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 8},  // 9: group_row.t128.v4.s8
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 16384, .slots = 1},  // 10: nnz_split.t256.v2.c16384
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536, .slots = 1},  // 11: nnz_split.t256.v2.c65536
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 262144, .slots = 1},  // 12: nnz_split.t256.v4.c262144
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 0, .slots = 1},  // 13: nnz_split.t256.v4.ca
-      {.strategy = aotune::jagged_reduce::Strategy::flat_scan, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 14: flat_scan.t128
-      {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 8},  // 15: flat_row.t128.s8
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 1, .chunk = 16384, .slots = 1},  // 9: nnz_split.t256.v1.c16384
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536, .slots = 1},  // 10: nnz_split.t256.v2.c65536
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 0, .slots = 1},  // 11: nnz_split.t256.v2.ca
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 0, .slots = 1},  // 12: nnz_split.t256.v4.ca
+      {.strategy = aotune::jagged_reduce::Strategy::flat_scan, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 13: flat_scan.t128
+      {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 8},  // 14: flat_row.t128.s8
+      {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 32},  // 15: flat_row.t128.s32
   }};
   static constexpr std::array<std::string_view, 16> config_ids = {
       "block_row.t128.va",
       "block_row.t128.v2",
       "block_row.t512.va",
       "block_row.t512.v2",
-      "group_row.t128.v1.s1",
       "group_row.t128.v4.s1",
-      "group_row.t128.v8.s1",
+      "group_row.t128.v1.s2",
+      "group_row.t128.v2.s2",
       "group_row.t128.v1.s4",
       "group_row.t128.v8.s4",
-      "group_row.t128.v4.s8",
-      "nnz_split.t256.v2.c16384",
+      "nnz_split.t256.v1.c16384",
       "nnz_split.t256.v2.c65536",
-      "nnz_split.t256.v4.c262144",
+      "nnz_split.t256.v2.ca",
       "nnz_split.t256.v4.ca",
       "flat_scan.t128",
       "flat_row.t128.s8",
+      "flat_row.t128.s32",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 97> tree = {{
-      {4, 1, 66, 519.4458585839337},  // 0: max_len < 519.446 ? 1 : 66
-      {5, 2, 25, 8.037971488583699},  // 1: avg_len < 8.03797 ? 2 : 25
-      {10, 3, 22, 185363.80004736633},  // 2: outputs < 185364 ? 3 : 22
-      {3, 4, 15, 2068.4622307405084},  // 3: nnz < 2068.46 ? 4 : 15
-      {3, 5, 8, 63.968742366877905},  // 4: nnz < 63.9687 ? 5 : 8
-      {2, 6, 7, 45.254833995939045},  // 5: M < 45.2548 ? 6 : 7
-      {-1, 0, 16, 0.0},  // 6: leaf: flat_row.t128.s8, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, group_row.t128.v4.s1, group_row.t128.v4.s8, block_row.t128.v2, group_row.t128.v1.s4, block_row.t512.v2, flat_scan.t128, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {-1, 16, 16, 0.0},  // 7: leaf: block_row.t512.v2, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.va, block_row.t128.v2, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
-      {9, 9, 14, 1466.4242223858687},  // 8: max_row_elems < 1466.42 ? 9 : 14
-      {7, 10, 13, 16.992418085657544},  // 9: log2_bytes < 16.9924 ? 10 : 13
-      {5, 11, 12, 1.0014647247150708},  // 10: avg_len < 1.00146 ? 11 : 12
-      {-1, 32, 16, 0.0},  // 11: leaf: group_row.t128.v8.s4, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, block_row.t128.v2, group_row.t128.v1.s4, group_row.t128.v4.s1, group_row.t128.v4.s8, flat_row.t128.s8, block_row.t512.v2, flat_scan.t128, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v8.s1
-      {-1, 48, 16, 0.0},  // 12: leaf: group_row.t128.v1.s4, block_row.t128.v2, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.va, block_row.t512.v2, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, group_row.t128.v4.s8, flat_row.t128.s8, flat_scan.t128, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {-1, 64, 16, 0.0},  // 13: leaf: group_row.t128.v4.s8, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 80, 16, 0.0},  // 14: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.v2, group_row.t128.v1.s1, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
-      {5, 16, 19, 1.00564572926382},  // 15: avg_len < 1.00565 ? 16 : 19
-      {0, 17, 18, 2.8284271247461903},  // 16: elem_bytes < 2.82843 ? 17 : 18
-      {-1, 96, 16, 0.0},  // 17: leaf: group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s4, flat_row.t128.s8, block_row.t128.v2, flat_scan.t128, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, group_row.t128.v4.s8, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {-1, 112, 16, 0.0},  // 18: leaf: group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s4, flat_row.t128.s8, flat_scan.t128, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v4.s8, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {9, 20, 21, 181.01933598375618},  // 19: max_row_elems < 181.019 ? 20 : 21
-      {-1, 128, 16, 0.0},  // 20: leaf: group_row.t128.v4.s8, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s4, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, flat_row.t128.s8, flat_scan.t128, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {-1, 144, 16, 0.0},  // 21: leaf: group_row.t128.v8.s4, group_row.t128.v1.s1, block_row.t128.v2, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.v2, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v4.s8, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
-      {2, 23, 24, 252.98221281347037},  // 22: M < 252.982 ? 23 : 24
-      {-1, 160, 16, 0.0},  // 23: leaf: group_row.t128.v8.s1, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v4.s8, group_row.t128.v8.s4, group_row.t128.v1.s4, flat_row.t128.s8, flat_scan.t128
-      {-1, 176, 16, 0.0},  // 24: leaf: block_row.t128.va, group_row.t128.v4.s1, block_row.t128.v2, block_row.t512.v2, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
-      {11, 26, 53, 0.003974541029536403},  // 25: row_share < 0.00397454 ? 26 : 53
-      {2, 27, 30, 7.4833147735478835},  // 26: M < 7.48331 ? 27 : 30
-      {1, 28, 29, 5792.618751480198},  // 27: B < 5792.62 ? 28 : 29
-      {-1, 192, 16, 0.0},  // 28: leaf: block_row.t128.v2, block_row.t128.va, flat_row.t128.s8, group_row.t128.v1.s4, flat_scan.t128, block_row.t512.va, group_row.t128.v1.s1, group_row.t128.v4.s8, block_row.t512.v2, nnz_split.t256.v2.c16384, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {-1, 208, 16, 0.0},  // 29: leaf: flat_row.t128.s8, group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.va, flat_scan.t128, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v4.s8, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {10, 31, 44, 642119.0391321535},  // 30: outputs < 642119 ? 31 : 44
-      {1, 32, 37, 2896.309375740099},  // 31: B < 2896.31 ? 32 : 37
-      {9, 33, 36, 9329.083985043762},  // 32: max_row_elems < 9329.08 ? 33 : 36
-      {3, 34, 35, 33534.49489704594},  // 33: nnz < 33534.5 ? 34 : 35
-      {-1, 224, 16, 0.0},  // 34: leaf: group_row.t128.v1.s4, block_row.t128.v2, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.v2, group_row.t128.v4.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v4.s8, group_row.t128.v8.s1, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 240, 16, 0.0},  // 35: leaf: block_row.t128.v2, block_row.t128.va, block_row.t512.v2, block_row.t512.va, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v4.s8, group_row.t128.v1.s4, group_row.t128.v8.s1, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 256, 16, 0.0},  // 36: leaf: block_row.t512.v2, block_row.t128.v2, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v1.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
-      {4, 38, 41, 45.254833995939045},  // 37: max_len < 45.2548 ? 38 : 41
-      {2, 39, 40, 45.254833995939045},  // 38: M < 45.2548 ? 39 : 40
-      {-1, 272, 16, 0.0},  // 39: leaf: group_row.t128.v8.s4, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v4.s8, group_row.t128.v8.s1, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 288, 16, 0.0},  // 40: leaf: group_row.t128.v8.s4, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.v2, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
-      {4, 42, 43, 362.03867196751236},  // 41: max_len < 362.039 ? 42 : 43
-      {-1, 304, 16, 0.0},  // 42: leaf: group_row.t128.v4.s8, block_row.t128.v2, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t512.v2, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v8.s4, group_row.t128.v8.s1, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 320, 16, 0.0},  // 43: leaf: block_row.t128.v2, block_row.t128.va, block_row.t512.v2, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v4.s8, group_row.t128.v8.s4, group_row.t128.v8.s1, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
-      {4, 45, 48, 143.10835055998655},  // 44: max_len < 143.108 ? 45 : 48
-      {6, 46, 47, 1.980748118922836},  // 45: skew < 1.98075 ? 46 : 47
-      {-1, 336, 16, 0.0},  // 46: leaf: group_row.t128.v8.s1, block_row.t128.v2, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.v2, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
-      {-1, 352, 16, 0.0},  // 47: leaf: group_row.t128.v8.s4, block_row.t128.v2, group_row.t128.v4.s1, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v4.s8, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
-      {1, 49, 50, 5792.618751480198},  // 48: B < 5792.62 ? 49 : 50
-      {-1, 368, 16, 0.0},  // 49: leaf: block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
-      {5, 51, 52, 255.1695607782466},  // 50: avg_len < 255.17 ? 51 : 52
-      {-1, 384, 16, 0.0},  // 51: leaf: group_row.t128.v4.s8, block_row.t128.va, block_row.t128.v2, block_row.t512.v2, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 400, 16, 0.0},  // 52: leaf: block_row.t128.va, block_row.t128.v2, block_row.t512.v2, group_row.t128.v4.s1, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v4.s8, group_row.t128.v8.s4, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
-      {9, 54, 65, 20026.989788782535},  // 53: max_row_elems < 20027 ? 54 : 65
-      {10, 55, 56, 90.50966799187809},  // 54: outputs < 90.5097 ? 55 : 56
-      {-1, 416, 16, 0.0},  // 55: leaf: block_row.t128.v2, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1, flat_row.t128.s8, group_row.t128.v1.s4, flat_scan.t128, block_row.t512.v2, group_row.t128.v4.s8, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, group_row.t128.v4.s1, group_row.t128.v8.s4, group_row.t128.v8.s1
-      {9, 57, 60, 1652.5761707104455},  // 56: max_row_elems < 1652.58 ? 57 : 60
-      {11, 58, 59, 0.010429801185200469},  // 57: row_share < 0.0104298 ? 58 : 59
-      {-1, 432, 16, 0.0},  // 58: leaf: block_row.t128.v2, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.v2, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v1.s4, group_row.t128.v4.s8, group_row.t128.v8.s4, flat_row.t128.s8, flat_scan.t128, group_row.t128.v8.s1
-      {-1, 448, 16, 0.0},  // 59: leaf: block_row.t512.v2, block_row.t128.va, block_row.t128.v2, block_row.t512.va, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, group_row.t128.v4.s8, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
-      {6, 61, 64, 1.9260181936539411},  // 60: skew < 1.92602 ? 61 : 64
-      {9, 62, 63, 6270.693741524936},  // 61: max_row_elems < 6270.69 ? 62 : 63
-      {-1, 464, 16, 0.0},  // 62: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
-      {-1, 480, 16, 0.0},  // 63: leaf: block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, nnz_split.t256.v4.ca, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
-      {-1, 496, 16, 0.0},  // 64: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v4.s8, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 512, 16, 0.0},  // 65: leaf: block_row.t512.va, block_row.t512.v2, block_row.t128.v2, nnz_split.t256.v2.c16384, group_row.t128.v1.s1, nnz_split.t256.v4.ca, block_row.t128.va, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
-      {7, 67, 82, 24.266130391519656},  // 66: log2_bytes < 24.2661 ? 67 : 82
-      {9, 68, 75, 33533.4965668658},  // 67: max_row_elems < 33533.5 ? 68 : 75
-      {7, 69, 74, 21.034148157252826},  // 68: log2_bytes < 21.0341 ? 69 : 74
-      {7, 70, 73, 20.017103470274094},  // 69: log2_bytes < 20.0171 ? 70 : 73
-      {11, 71, 72, 0.8944452294007148},  // 70: row_share < 0.894445 ? 71 : 72
-      {-1, 528, 16, 0.0},  // 71: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, flat_scan.t128, flat_row.t128.s8, group_row.t128.v1.s4, block_row.t512.v2, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, group_row.t128.v4.s8, group_row.t128.v8.s4, group_row.t128.v8.s1, group_row.t128.v4.s1
-      {-1, 544, 16, 0.0},  // 72: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, flat_scan.t128, nnz_split.t256.v4.ca, block_row.t128.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, flat_row.t128.s8, group_row.t128.v4.s8, group_row.t128.v1.s4, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {-1, 560, 16, 0.0},  // 73: leaf: block_row.t512.v2, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v4.s8, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v4.s1, flat_row.t128.s8, flat_scan.t128, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v8.s1
-      {-1, 576, 16, 0.0},  // 74: leaf: block_row.t512.v2, flat_scan.t128, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, flat_row.t128.s8, group_row.t128.v1.s4, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v4.s8, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, group_row.t128.v4.s1, group_row.t128.v8.s4, group_row.t128.v8.s1
-      {11, 76, 79, 0.08883469142644897},  // 75: row_share < 0.0888347 ? 76 : 79
-      {0, 77, 78, 2.8284271247461903},  // 76: elem_bytes < 2.82843 ? 77 : 78
-      {-1, 592, 16, 0.0},  // 77: leaf: flat_scan.t128, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.v2, nnz_split.t256.v2.c65536, block_row.t128.v2, nnz_split.t256.v4.c262144, group_row.t128.v8.s1, group_row.t128.v4.s1, group_row.t128.v4.s8, group_row.t128.v8.s4, flat_row.t128.s8, group_row.t128.v1.s4
-      {-1, 608, 16, 0.0},  // 78: leaf: flat_scan.t128, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t128.v2, nnz_split.t256.v4.c262144, group_row.t128.v4.s1, flat_row.t128.s8, group_row.t128.v4.s8, group_row.t128.v1.s4, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {5, 80, 81, 632.5123269549772},  // 79: avg_len < 632.512 ? 80 : 81
-      {-1, 624, 16, 0.0},  // 80: leaf: flat_scan.t128, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, block_row.t512.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v4.s8, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {-1, 640, 16, 0.0},  // 81: leaf: group_row.t128.v1.s4, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v4.s8, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {11, 83, 90, 0.010614776327957608},  // 82: row_share < 0.0106148 ? 83 : 90
-      {1, 84, 89, 5792.618751480198},  // 83: B < 5792.62 ? 84 : 89
-      {9, 85, 88, 1170453.0531789816},  // 84: max_row_elems < 1.17045e+06 ? 85 : 88
-      {1, 86, 87, 2896.309375740099},  // 85: B < 2896.31 ? 86 : 87
-      {-1, 656, 16, 0.0},  // 86: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8, group_row.t128.v4.s8, group_row.t128.v1.s4
-      {-1, 672, 16, 0.0},  // 87: leaf: block_row.t128.va, block_row.t512.v2, block_row.t512.va, block_row.t128.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v1.s1, group_row.t128.v4.s1, flat_scan.t128, flat_row.t128.s8, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v4.s8, group_row.t128.v8.s4
-      {-1, 688, 16, 0.0},  // 88: leaf: group_row.t128.v1.s4, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.ca, block_row.t512.v2, nnz_split.t256.v2.c16384, block_row.t128.v2, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
-      {-1, 704, 16, 0.0},  // 89: leaf: flat_row.t128.s8, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, group_row.t128.v4.s1, group_row.t128.v4.s8, flat_scan.t128, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v8.s1
-      {1, 91, 96, 5792.618751480198},  // 90: B < 5792.62 ? 91 : 96
-      {7, 92, 93, 27.09278438965614},  // 91: log2_bytes < 27.0928 ? 92 : 93
-      {-1, 720, 16, 0.0},  // 92: leaf: group_row.t128.v1.s4, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v4.s8, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {4, 94, 95, 667309.3973278063},  // 93: max_len < 667309 ? 94 : 95
-      {-1, 736, 16, 0.0},  // 94: leaf: group_row.t128.v1.s4, nnz_split.t256.v4.c262144, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t512.v2, block_row.t128.v2, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
-      {-1, 752, 16, 0.0},  // 95: leaf: group_row.t128.v1.s4, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c262144, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v4.s8, flat_scan.t128, flat_row.t128.s8
-      {-1, 768, 16, 0.0},  // 96: leaf: flat_scan.t128, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c262144, block_row.t512.v2, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v4.s8, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v8.s1, group_row.t128.v8.s4
+  static constexpr std::array<aotune::heuristics::TreeNode, 123> tree = {{
+      {4, 1, 102, 2047.499938949938},  // 0: max_len < 2047.5 ? 1 : 102
+      {2, 2, 45, 11.313708498984761},  // 1: M < 11.3137 ? 2 : 45
+      {5, 3, 38, 133.06711198761553},  // 2: avg_len < 133.067 ? 3 : 38
+      {10, 4, 33, 122606.62924980852},  // 3: outputs < 122607 ? 4 : 33
+      {1, 5, 12, 1448.1546878700494},  // 4: B < 1448.15 ? 5 : 12
+      {5, 6, 9, 44.20919728970433},  // 5: avg_len < 44.2092 ? 6 : 9
+      {5, 7, 8, 7.705447204801066},  // 6: avg_len < 7.70545 ? 7 : 8
+      {-1, 0, 8, 0.0},  // 7: leaf: group_row.t128.v1.s2, group_row.t128.v1.s4, flat_row.t128.s8, flat_row.t128.s32, block_row.t128.va, block_row.t512.va, flat_scan.t128, nnz_split.t256.v1.c16384
+      {-1, 8, 5, 0.0},  // 8: leaf: block_row.t128.va, group_row.t128.v1.s4, block_row.t512.va, group_row.t128.v1.s2, nnz_split.t256.v1.c16384
+      {1, 10, 11, 16.0},  // 9: B < 16 ? 10 : 11
+      {-1, 13, 8, 0.0},  // 10: leaf: flat_row.t128.s8, flat_row.t128.s32, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s4, group_row.t128.v1.s2, nnz_split.t256.v1.c16384, flat_scan.t128
+      {-1, 21, 5, 0.0},  // 11: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s4, group_row.t128.v1.s2, nnz_split.t256.v1.c16384
+      {4, 13, 22, 22.627416997969522},  // 12: max_len < 22.6274 ? 13 : 22
+      {11, 14, 21, 0.00024693272382644355},  // 13: row_share < 0.000246933 ? 14 : 21
+      {6, 15, 16, 1.9892699154546156},  // 14: skew < 1.98927 ? 15 : 16
+      {-1, 26, 13, 0.0},  // 15: leaf: group_row.t128.v2.s2, group_row.t128.v1.s2, flat_row.t128.s8, group_row.t128.v1.s4, flat_row.t128.s32, block_row.t128.v2, flat_scan.t128, block_row.t128.va, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
+      {3, 17, 18, 8194.975594838583},  // 16: nnz < 8194.98 ? 17 : 18
+      {-1, 39, 13, 0.0},  // 17: leaf: group_row.t128.v2.s2, group_row.t128.v1.s2, flat_row.t128.s8, group_row.t128.v1.s4, flat_row.t128.s32, block_row.t128.v2, block_row.t128.va, flat_scan.t128, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
+      {11, 19, 20, 0.00024333123671509542},  // 18: row_share < 0.000243331 ? 19 : 20
+      {-1, 52, 5, 0.0},  // 19: leaf: group_row.t128.v1.s2, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {-1, 57, 15, 0.0},  // 20: leaf: flat_row.t128.s8, group_row.t128.v1.s2, group_row.t128.v1.s4, group_row.t128.v2.s2, group_row.t128.v4.s1, flat_row.t128.s32, block_row.t128.v2, flat_scan.t128, block_row.t128.va, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
+      {-1, 72, 5, 0.0},  // 21: leaf: group_row.t128.v1.s4, group_row.t128.v1.s2, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {6, 23, 32, 2.0075031966033294},  // 22: skew < 2.0075 ? 23 : 32
+      {2, 24, 27, 2.4494897427831783},  // 23: M < 2.44949 ? 24 : 27
+      {4, 25, 26, 45.254833995939045},  // 24: max_len < 45.2548 ? 25 : 26
+      {-1, 77, 8, 0.0},  // 25: leaf: group_row.t128.v1.s4, group_row.t128.v1.s2, flat_row.t128.s8, flat_row.t128.s32, flat_scan.t128, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {-1, 85, 8, 0.0},  // 26: leaf: flat_row.t128.s8, group_row.t128.v1.s4, flat_row.t128.s32, group_row.t128.v1.s2, flat_scan.t128, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384
+      {1, 28, 29, 4096.000000000001},  // 27: B < 4096 ? 28 : 29
+      {-1, 93, 12, 0.0},  // 28: leaf: block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s4, group_row.t128.v1.s2, block_row.t512.v2, group_row.t128.v2.s2, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
+      {3, 30, 31, 1482805.3635693393},  // 29: nnz < 1.48281e+06 ? 30 : 31
+      {-1, 105, 15, 0.0},  // 30: leaf: flat_row.t128.s8, flat_row.t128.s32, group_row.t128.v1.s4, group_row.t128.v1.s2, block_row.t128.v2, flat_scan.t128, block_row.t128.va, group_row.t128.v2.s2, group_row.t128.v4.s1, block_row.t512.v2, nnz_split.t256.v1.c16384, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536
+      {-1, 120, 5, 0.0},  // 31: leaf: group_row.t128.v1.s4, group_row.t128.v1.s2, block_row.t128.va, nnz_split.t256.v1.c16384, block_row.t512.va
+      {-1, 125, 15, 0.0},  // 32: leaf: flat_row.t128.s32, flat_row.t128.s8, block_row.t128.v2, block_row.t128.va, group_row.t128.v1.s4, flat_scan.t128, group_row.t128.v1.s2, block_row.t512.v2, group_row.t128.v2.s2, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v1.c16384, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536
+      {3, 34, 37, 2971268.400515174},  // 33: nnz < 2.97127e+06 ? 34 : 37
+      {3, 35, 36, 65615.97347445208},  // 34: nnz < 65616 ? 35 : 36
+      {-1, 140, 12, 0.0},  // 35: leaf: group_row.t128.v4.s1, group_row.t128.v2.s2, group_row.t128.v1.s2, group_row.t128.v1.s4, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.ca, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
+      {-1, 152, 10, 0.0},  // 36: leaf: group_row.t128.v2.s2, group_row.t128.v1.s2, group_row.t128.v1.s4, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v1.c16384, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.c65536
+      {-1, 162, 13, 0.0},  // 37: leaf: flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v2.s2, group_row.t128.v1.s2, flat_row.t128.s32, flat_scan.t128, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.v2, block_row.t512.va
+      {11, 39, 42, 0.001971035167549483},  // 38: row_share < 0.00197104 ? 39 : 42
+      {6, 40, 41, 1.9980215456392412},  // 39: skew < 1.99802 ? 40 : 41
+      {-1, 175, 8, 0.0},  // 40: leaf: flat_row.t128.s32, flat_row.t128.s8, block_row.t128.va, flat_scan.t128, group_row.t128.v1.s4, block_row.t512.va, group_row.t128.v1.s2, nnz_split.t256.v1.c16384
+      {-1, 183, 8, 0.0},  // 41: leaf: flat_row.t128.s8, flat_row.t128.s32, block_row.t128.va, group_row.t128.v1.s4, flat_scan.t128, group_row.t128.v1.s2, nnz_split.t256.v1.c16384, block_row.t512.va
+      {11, 43, 44, 0.007648268537900987},  // 42: row_share < 0.00764827 ? 43 : 44
+      {-1, 191, 15, 0.0},  // 43: leaf: block_row.t128.va, block_row.t512.v2, block_row.t128.v2, block_row.t512.va, flat_row.t128.s32, flat_scan.t128, flat_row.t128.s8, nnz_split.t256.v2.ca, group_row.t128.v1.s4, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, group_row.t128.v1.s2, group_row.t128.v2.s2, nnz_split.t256.v2.c65536, group_row.t128.v4.s1
+      {-1, 206, 8, 0.0},  // 44: leaf: block_row.t512.va, flat_row.t128.s32, block_row.t128.va, flat_scan.t128, flat_row.t128.s8, nnz_split.t256.v1.c16384, group_row.t128.v1.s4, group_row.t128.v1.s2
+      {1, 46, 69, 724.0773439350247},  // 45: B < 724.077 ? 46 : 69
+      {9, 47, 64, 351684.00070517854},  // 46: max_row_elems < 351684 ? 47 : 64
+      {9, 48, 59, 24527.95303322313},  // 47: max_row_elems < 24528 ? 48 : 59
+      {9, 49, 58, 1583.9191898578665},  // 48: max_row_elems < 1583.92 ? 49 : 58
+      {3, 50, 55, 43.749285708454714},  // 49: nnz < 43.7493 ? 50 : 55
+      {7, 51, 54, 11.34538872268864},  // 50: log2_bytes < 11.3454 ? 51 : 54
+      {7, 52, 53, 7.944858841600516},  // 51: log2_bytes < 7.94486 ? 52 : 53
+      {-1, 214, 11, 0.0},  // 52: leaf: group_row.t128.v1.s2, group_row.t128.v4.s1, block_row.t128.v2, group_row.t128.v2.s2, block_row.t512.v2, block_row.t128.va, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca, nnz_split.t256.v4.ca
+      {-1, 225, 9, 0.0},  // 53: leaf: block_row.t512.v2, block_row.t128.v2, block_row.t128.va, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v1.c16384, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca
+      {-1, 234, 9, 0.0},  // 54: leaf: block_row.t128.va, block_row.t512.v2, block_row.t128.v2, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v2.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca
+      {7, 56, 57, 18.942297648958633},  // 55: log2_bytes < 18.9423 ? 56 : 57
+      {-1, 243, 9, 0.0},  // 56: leaf: block_row.t128.v2, block_row.t512.v2, block_row.t128.va, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
+      {-1, 252, 9, 0.0},  // 57: leaf: block_row.t512.va, block_row.t128.v2, block_row.t512.v2, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
+      {-1, 261, 9, 0.0},  // 58: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.va, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.ca, nnz_split.t256.v1.c16384, group_row.t128.v4.s1, nnz_split.t256.v2.c65536
+      {1, 60, 61, 362.03867196751236},  // 59: B < 362.039 ? 60 : 61
+      {-1, 270, 9, 0.0},  // 60: leaf: block_row.t512.va, block_row.t512.v2, nnz_split.t256.v2.ca, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t128.v2, nnz_split.t256.v2.c65536, block_row.t128.va, group_row.t128.v4.s1
+      {0, 62, 63, 2.8284271247461903},  // 61: elem_bytes < 2.82843 ? 62 : 63
+      {-1, 279, 9, 0.0},  // 62: leaf: block_row.t512.va, block_row.t512.v2, block_row.t128.v2, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384
+      {-1, 288, 9, 0.0},  // 63: leaf: block_row.t512.v2, block_row.t128.v2, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384
+      {2, 65, 66, 313.53468707624677},  // 64: M < 313.535 ? 65 : 66
+      {-1, 297, 9, 0.0},  // 65: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v2.ca, nnz_split.t256.v1.c16384, block_row.t512.va, block_row.t512.v2, nnz_split.t256.v2.c65536, block_row.t128.va, block_row.t128.v2, group_row.t128.v4.s1
+      {4, 67, 68, 511.499755620665},  // 66: max_len < 511.5 ? 67 : 68
+      {-1, 306, 9, 0.0},  // 67: leaf: block_row.t512.va, nnz_split.t256.v2.ca, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, group_row.t128.v4.s1, block_row.t128.va, nnz_split.t256.v1.c16384
+      {-1, 315, 9, 0.0},  // 68: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v1.c16384, block_row.t512.v2, block_row.t128.v2, block_row.t128.va, group_row.t128.v4.s1
+      {9, 70, 79, 724.0773439350247},  // 69: max_row_elems < 724.077 ? 70 : 79
+      {4, 71, 72, 4.000000000000001},  // 70: max_len < 4 ? 71 : 72
+      {-1, 324, 9, 0.0},  // 71: leaf: group_row.t128.v4.s1, block_row.t128.v2, block_row.t128.va, block_row.t512.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
+      {0, 73, 74, 2.8284271247461903},  // 72: elem_bytes < 2.82843 ? 73 : 74
+      {-1, 333, 11, 0.0},  // 73: leaf: group_row.t128.v8.s4, group_row.t128.v2.s2, group_row.t128.v4.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.ca, block_row.t512.v2, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536, block_row.t512.va
+      {1, 75, 76, 2896.309375740099},  // 74: B < 2896.31 ? 75 : 76
+      {-1, 344, 10, 0.0},  // 75: leaf: block_row.t128.v2, group_row.t128.v2.s2, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
+      {4, 77, 78, 11.313708498984761},  // 76: max_len < 11.3137 ? 77 : 78
+      {-1, 354, 10, 0.0},  // 77: leaf: group_row.t128.v4.s1, group_row.t128.v2.s2, block_row.t128.v2, nnz_split.t256.v2.ca, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.c65536
+      {-1, 364, 10, 0.0},  // 78: leaf: group_row.t128.v2.s2, group_row.t128.v4.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.ca, block_row.t512.v2, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536
+      {9, 80, 97, 44869.43191082321},  // 79: max_row_elems < 44869.4 ? 80 : 97
+      {2, 81, 92, 221.70250336881628},  // 80: M < 221.703 ? 81 : 92
+      {5, 82, 83, 8.05338251992217},  // 81: avg_len < 8.05338 ? 82 : 83
+      {-1, 374, 9, 0.0},  // 82: leaf: group_row.t128.v4.s1, block_row.t128.v2, block_row.t128.va, block_row.t512.v2, nnz_split.t256.v1.c16384, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va, nnz_split.t256.v4.ca
+      {9, 84, 87, 11442.942278977029},  // 83: max_row_elems < 11442.9 ? 84 : 87
+      {11, 85, 86, 0.0015542699766813645},  // 84: row_share < 0.00155427 ? 85 : 86
+      {-1, 383, 9, 0.0},  // 85: leaf: block_row.t128.v2, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.v2, nnz_split.t256.v2.ca, nnz_split.t256.v1.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca
+      {-1, 392, 9, 0.0},  // 86: leaf: block_row.t128.va, block_row.t128.v2, block_row.t512.v2, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v2.c65536
+      {0, 88, 89, 2.8284271247461903},  // 87: elem_bytes < 2.82843 ? 88 : 89
+      {-1, 401, 9, 0.0},  // 88: leaf: block_row.t128.va, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v2.ca, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, group_row.t128.v4.s1
+      {1, 90, 91, 11585.237502960395},  // 89: B < 11585.2 ? 90 : 91
+      {-1, 410, 9, 0.0},  // 90: leaf: block_row.t512.v2, block_row.t128.v2, block_row.t128.va, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, group_row.t128.v4.s1
+      {-1, 419, 9, 0.0},  // 91: leaf: block_row.t128.v2, block_row.t128.va, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.ca, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca
+      {10, 93, 94, 908093.4537986715},  // 92: outputs < 908093 ? 93 : 94
+      {-1, 428, 9, 0.0},  // 93: leaf: block_row.t128.v2, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384
+      {6, 95, 96, 1.9913403430782772},  // 94: skew < 1.99134 ? 95 : 96
+      {-1, 437, 9, 0.0},  // 95: leaf: block_row.t128.v2, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca
+      {-1, 446, 9, 0.0},  // 96: leaf: block_row.t128.va, block_row.t128.v2, group_row.t128.v4.s1, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384
+      {9, 98, 101, 89167.92966083714},  // 97: max_row_elems < 89167.9 ? 98 : 101
+      {0, 99, 100, 2.8284271247461903},  // 98: elem_bytes < 2.82843 ? 99 : 100
+      {-1, 455, 9, 0.0},  // 99: leaf: block_row.t128.va, block_row.t512.v2, block_row.t128.v2, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384
+      {-1, 464, 9, 0.0},  // 100: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, group_row.t128.v4.s1
+      {-1, 473, 9, 0.0},  // 101: leaf: block_row.t512.va, block_row.t512.v2, nnz_split.t256.v2.ca, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, block_row.t128.v2, group_row.t128.v4.s1, nnz_split.t256.v1.c16384
+      {2, 103, 112, 8.0},  // 102: M < 8 ? 103 : 112
+      {11, 104, 109, 0.014889139684716095},  // 103: row_share < 0.0148891 ? 104 : 109
+      {11, 105, 106, 0.0019594749249380143},  // 104: row_share < 0.00195947 ? 105 : 106
+      {-1, 482, 8, 0.0},  // 105: leaf: flat_row.t128.s32, block_row.t128.va, block_row.t512.va, flat_scan.t128, flat_row.t128.s8, nnz_split.t256.v1.c16384, group_row.t128.v1.s4, group_row.t128.v1.s2
+      {7, 107, 108, 24.440507661057648},  // 106: log2_bytes < 24.4405 ? 107 : 108
+      {-1, 490, 8, 0.0},  // 107: leaf: block_row.t512.va, flat_scan.t128, flat_row.t128.s32, block_row.t128.va, nnz_split.t256.v1.c16384, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v1.s2
+      {-1, 498, 15, 0.0},  // 108: leaf: block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v1.c16384, nnz_split.t256.v4.ca, flat_scan.t128, block_row.t128.va, block_row.t128.v2, nnz_split.t256.v2.c65536, flat_row.t128.s32, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v1.s2, group_row.t128.v2.s2, group_row.t128.v4.s1
+      {1, 110, 111, 8.0},  // 109: B < 8 ? 110 : 111
+      {-1, 513, 8, 0.0},  // 110: leaf: block_row.t512.va, flat_scan.t128, nnz_split.t256.v1.c16384, flat_row.t128.s32, block_row.t128.va, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v1.s2
+      {-1, 521, 8, 0.0},  // 111: leaf: flat_scan.t128, nnz_split.t256.v1.c16384, block_row.t512.va, flat_row.t128.s32, block_row.t128.va, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v1.s2
+      {10, 113, 122, 1482910.4003789306},  // 112: outputs < 1.48291e+06 ? 113 : 122
+      {9, 114, 115, 81743.8434134339},  // 113: max_row_elems < 81743.8 ? 114 : 115
+      {-1, 529, 11, 0.0},  // 114: leaf: block_row.t512.va, block_row.t512.v2, nnz_split.t256.v2.ca, nnz_split.t256.v4.ca, nnz_split.t256.v1.c16384, block_row.t128.va, nnz_split.t256.v2.c65536, block_row.t128.v2, group_row.t128.v1.s2, group_row.t128.v2.s2, group_row.t128.v4.s1
+      {11, 116, 117, 0.00805455999632033},  // 115: row_share < 0.00805456 ? 116 : 117
+      {-1, 540, 9, 0.0},  // 116: leaf: block_row.t512.va, nnz_split.t256.v2.ca, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, block_row.t512.v2, nnz_split.t256.v1.c16384, block_row.t128.va, block_row.t128.v2, group_row.t128.v4.s1
+      {5, 118, 119, 38.70426604737666},  // 117: avg_len < 38.7043 ? 118 : 119
+      {-1, 549, 11, 0.0},  // 118: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v2.ca, nnz_split.t256.v1.c16384, block_row.t512.va, block_row.t512.v2, nnz_split.t256.v2.c65536, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s2, group_row.t128.v2.s2, group_row.t128.v4.s1
+      {11, 120, 121, 0.014691756286872876},  // 119: row_share < 0.0146918 ? 120 : 121
+      {-1, 560, 9, 0.0},  // 120: leaf: nnz_split.t256.v4.ca, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t512.v2, nnz_split.t256.v1.c16384, block_row.t128.va, block_row.t128.v2, group_row.t128.v4.s1
+      {-1, 569, 9, 0.0},  // 121: leaf: nnz_split.t256.v2.ca, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v1.c16384, block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v4.s1
+      {-1, 578, 9, 0.0},  // 122: leaf: nnz_split.t256.v1.c16384, nnz_split.t256.v2.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v4.s1
   }};
-  static constexpr std::array<std::uint16_t, 784> leaf_configs = {15, 4, 0, 2, 5, 9, 1, 7, 3, 14, 13, 12, 10, 11, 6, 8, 3, 5, 4, 0, 1, 2, 13, 10, 12, 11, 6, 7, 8, 9, 14, 15, 8, 4, 0, 2, 1, 7, 5, 9, 15, 3, 14, 13, 12, 10, 11, 6, 7, 1, 0, 4, 2, 3, 5, 13, 12, 11, 10, 9, 15, 14, 6, 8, 9, 1, 4, 5, 0, 3, 2, 13, 10, 12, 11, 6, 7, 8, 14, 15, 3, 2, 1, 4, 0, 5, 13, 10, 11, 12, 6, 7, 8, 9, 14, 15, 4, 0, 2, 7, 15, 1, 14, 3, 10, 11, 5, 9, 13, 12, 6, 8, 5, 4, 0, 2, 7, 15, 14, 1, 3, 10, 11, 9, 13, 12, 6, 8, 9, 4, 0, 2, 7, 1, 3, 10, 11, 15, 14, 5, 13, 12, 6, 8, 8, 4, 1, 5, 0, 3, 13, 2, 10, 11, 12, 6, 9, 7, 14, 15, 6, 5, 4, 1, 0, 13, 10, 3, 2, 11, 12, 9, 8, 7, 15, 14, 0, 5, 1, 3, 2, 4, 10, 13, 11, 12, 6, 7, 8, 9, 14, 15, 1, 0, 15, 7, 14, 2, 4, 9, 3, 10, 5, 13, 11, 12, 6, 8, 15, 7, 0, 4, 2, 14, 1, 3, 10, 11, 9, 5, 13, 12, 6, 8, 7, 1, 0, 4, 3, 5, 2, 13, 10, 11, 12, 9, 6, 8, 14, 15, 1, 0, 3, 2, 4, 5, 13, 10, 11, 12, 9, 7, 6, 8, 14, 15, 3, 1, 2, 0, 4, 11, 5, 10, 13, 12, 6, 8, 7, 9, 14, 15, 8, 4, 5, 1, 0, 10, 13, 3, 2, 11, 12, 9, 6, 7, 14, 15, 8, 1, 5, 4, 0, 3, 10, 2, 13, 11, 12, 6, 7, 9, 14, 15, 9, 1, 0, 4, 5, 3, 10, 2, 11, 13, 12, 8, 6, 7, 14, 15, 1, 0, 3, 4, 2, 11, 10, 5, 13, 12, 9, 8, 6, 7, 14, 15, 6, 1, 0, 5, 3, 4, 2, 11, 10, 13, 12, 7, 8, 9, 14, 15, 8, 1, 5, 0, 4, 3, 11, 10, 2, 13, 12, 6, 9, 7, 14, 15, 2, 3, 0, 1, 5, 11, 12, 13, 4, 10, 6, 7, 8, 9, 14, 15, 9, 0, 1, 3, 5, 11, 4, 2, 10, 13, 12, 6, 8, 7, 14, 15, 0, 1, 3, 5, 2, 4, 11, 13, 10, 12, 6, 9, 8, 7, 14, 15, 1, 0, 2, 4, 15, 7, 14, 3, 9, 11, 10, 12, 13, 5, 8, 6, 1, 2, 0, 4, 3, 5, 13, 10, 11, 12, 7, 9, 8, 15, 14, 6, 3, 0, 1, 2, 4, 5, 13, 10, 12, 11, 9, 6, 8, 7, 14, 15, 3, 2, 0, 1, 4, 5, 13, 10, 11, 12, 6, 7, 8, 9, 14, 15, 2, 3, 0, 1, 13, 4, 10, 5, 11, 12, 6, 7, 8, 9, 14, 15, 3, 2, 0, 4, 1, 13, 10, 5, 11, 12, 6, 8, 9, 7, 14, 15, 2, 3, 1, 10, 4, 13, 0, 11, 5, 12, 6, 7, 8, 9, 14, 15, 2, 0, 4, 14, 15, 7, 3, 1, 13, 10, 12, 11, 9, 8, 6, 5, 3, 2, 0, 4, 14, 13, 1, 10, 12, 11, 15, 9, 7, 5, 6, 8, 3, 0, 2, 4, 1, 13, 10, 9, 11, 12, 5, 15, 14, 7, 8, 6, 3, 14, 2, 0, 4, 15, 7, 1, 13, 10, 9, 11, 12, 5, 8, 6, 14, 2, 0, 4, 13, 10, 3, 11, 1, 12, 6, 5, 9, 8, 15, 7, 14, 13, 2, 0, 4, 3, 10, 11, 1, 12, 5, 15, 9, 7, 6, 8, 14, 13, 2, 0, 4, 10, 3, 11, 12, 1, 5, 9, 15, 7, 6, 8, 7, 10, 13, 11, 12, 2, 3, 0, 1, 4, 5, 6, 9, 8, 14, 15, 2, 0, 4, 3, 11, 13, 10, 12, 1, 5, 6, 8, 14, 15, 9, 7, 0, 3, 2, 1, 11, 10, 13, 12, 4, 5, 14, 15, 6, 7, 9, 8, 7, 12, 11, 2, 13, 3, 10, 1, 0, 4, 5, 6, 8, 9, 14, 15, 15, 0, 2, 4, 1, 3, 11, 10, 13, 12, 5, 9, 14, 7, 8, 6, 7, 11, 10, 12, 13, 2, 3, 0, 1, 4, 5, 6, 9, 8, 14, 15, 7, 12, 11, 13, 10, 2, 3, 1, 0, 4, 5, 6, 8, 9, 14, 15, 7, 11, 12, 13, 10, 2, 3, 0, 1, 4, 5, 6, 8, 9, 14, 15, 14, 10, 2, 0, 4, 11, 13, 12, 3, 1, 5, 9, 15, 7, 6, 8};
+  static constexpr std::array<std::uint16_t, 587> leaf_configs = {5, 7, 14, 15, 0, 2, 13, 9, 0, 7, 2, 5, 9, 14, 15, 0, 2, 7, 5, 9, 13, 2, 0, 7, 5, 9, 6, 5, 14, 7, 15, 1, 13, 0, 3, 2, 11, 9, 10, 6, 5, 14, 7, 15, 1, 0, 13, 3, 2, 11, 9, 10, 5, 7, 0, 2, 9, 14, 5, 7, 6, 4, 15, 1, 13, 0, 3, 2, 12, 11, 9, 10, 7, 5, 0, 2, 9, 7, 5, 14, 15, 13, 0, 2, 9, 14, 7, 15, 5, 13, 0, 2, 9, 0, 1, 7, 5, 3, 6, 2, 4, 11, 12, 9, 10, 14, 15, 7, 5, 1, 13, 0, 6, 4, 3, 9, 11, 2, 12, 10, 7, 5, 0, 9, 2, 15, 14, 1, 0, 7, 13, 5, 3, 6, 2, 11, 9, 4, 12, 10, 4, 6, 5, 7, 1, 0, 12, 11, 3, 2, 9, 10, 6, 5, 7, 1, 0, 11, 9, 3, 2, 10, 14, 7, 6, 5, 15, 13, 1, 0, 9, 11, 10, 3, 2, 15, 14, 0, 13, 7, 2, 5, 9, 14, 15, 0, 7, 13, 5, 9, 2, 0, 3, 1, 2, 15, 13, 14, 11, 7, 9, 12, 5, 6, 10, 4, 2, 15, 0, 13, 14, 9, 7, 5, 5, 4, 1, 6, 3, 0, 2, 9, 10, 11, 12, 3, 1, 0, 2, 4, 9, 11, 10, 12, 0, 3, 1, 2, 4, 10, 11, 9, 12, 1, 3, 0, 2, 4, 12, 11, 9, 10, 2, 1, 3, 0, 4, 12, 11, 9, 10, 3, 2, 0, 1, 12, 11, 9, 4, 10, 2, 3, 11, 12, 9, 1, 10, 0, 4, 2, 3, 1, 4, 0, 11, 10, 12, 9, 3, 1, 2, 0, 4, 11, 10, 12, 9, 12, 11, 9, 2, 3, 10, 0, 1, 4, 2, 11, 1, 3, 10, 12, 4, 0, 9, 11, 12, 10, 2, 9, 3, 1, 0, 4, 4, 1, 0, 3, 12, 11, 2, 9, 10, 8, 6, 4, 1, 0, 11, 12, 3, 9, 10, 2, 1, 6, 0, 4, 3, 2, 12, 11, 9, 10, 4, 6, 1, 11, 0, 12, 9, 3, 2, 10, 6, 4, 1, 0, 11, 12, 3, 9, 2, 10, 4, 1, 0, 3, 9, 11, 10, 2, 12, 1, 0, 4, 3, 11, 9, 2, 10, 12, 0, 1, 3, 2, 4, 11, 12, 9, 10, 0, 1, 3, 11, 2, 10, 12, 9, 4, 3, 1, 0, 2, 11, 9, 12, 10, 4, 1, 0, 3, 2, 11, 4, 10, 9, 12, 1, 4, 0, 3, 2, 11, 12, 10, 9, 1, 0, 4, 3, 2, 11, 10, 9, 12, 0, 1, 4, 3, 2, 11, 12, 10, 9, 0, 3, 1, 2, 4, 11, 10, 12, 9, 3, 2, 1, 0, 11, 12, 10, 9, 4, 2, 3, 11, 0, 12, 10, 1, 4, 9, 15, 0, 2, 13, 14, 9, 7, 5, 2, 13, 15, 0, 9, 14, 7, 5, 3, 2, 11, 9, 12, 13, 0, 1, 10, 15, 14, 7, 5, 6, 4, 2, 13, 9, 15, 0, 14, 7, 5, 13, 9, 2, 15, 0, 14, 7, 5, 2, 3, 11, 12, 9, 0, 10, 1, 5, 6, 4, 2, 11, 12, 10, 3, 9, 0, 1, 4, 12, 11, 9, 2, 3, 10, 0, 1, 5, 6, 4, 12, 11, 10, 2, 3, 9, 0, 1, 4, 11, 12, 10, 9, 2, 3, 0, 1, 4, 9, 11, 10, 12, 2, 3, 0, 1, 4};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 16> fallback = {0, 2, 4, 1, 3, 10, 11, 13, 5, 12, 6, 9, 7, 14, 15, 8};
+  static constexpr std::array<std::uint16_t, 16> fallback = {0, 2, 9, 1, 11, 3, 10, 12, 4, 5, 6, 7, 13, 15, 14, 8};
 };
 
 struct jagged_mean {
@@ -230,17 +256,17 @@ struct jagged_mean {
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 0, .chunk = 0, .slots = 1},  // 2: block_row.t512.va
       {.strategy = aotune::jagged_reduce::Strategy::block_row, .threads = 512, .vec = 2, .chunk = 0, .slots = 1},  // 3: block_row.t512.v2
       {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 1},  // 4: group_row.t128.v1.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 1},  // 5: group_row.t128.v4.s1
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 1},  // 5: group_row.t128.v2.s1
       {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 8, .chunk = 0, .slots = 1},  // 6: group_row.t128.v8.s1
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 2, .chunk = 0, .slots = 2},  // 7: group_row.t128.v2.s2
-      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 8: group_row.t128.v1.s4
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 1, .chunk = 0, .slots = 4},  // 7: group_row.t128.v1.s4
+      {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 4, .chunk = 0, .slots = 4},  // 8: group_row.t128.v4.s4
       {.strategy = aotune::jagged_reduce::Strategy::group_row, .threads = 128, .vec = 8, .chunk = 0, .slots = 4},  // 9: group_row.t128.v8.s4
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 16384, .slots = 1},  // 10: nnz_split.t256.v2.c16384
       {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 2, .chunk = 65536, .slots = 1},  // 11: nnz_split.t256.v2.c65536
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 65536, .slots = 1},  // 12: nnz_split.t256.v4.c65536
-      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 0, .slots = 1},  // 13: nnz_split.t256.v4.ca
-      {.strategy = aotune::jagged_reduce::Strategy::flat_scan, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 14: flat_scan.t128
-      {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 8},  // 15: flat_row.t128.s8
+      {.strategy = aotune::jagged_reduce::Strategy::nnz_split, .threads = 256, .vec = 4, .chunk = 0, .slots = 1},  // 12: nnz_split.t256.v4.ca
+      {.strategy = aotune::jagged_reduce::Strategy::flat_scan, .threads = 128, .vec = 0, .chunk = 0, .slots = 1},  // 13: flat_scan.t128
+      {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 8},  // 14: flat_row.t128.s8
+      {.strategy = aotune::jagged_reduce::Strategy::flat_row, .threads = 128, .vec = 0, .chunk = 0, .slots = 16},  // 15: flat_row.t128.s16
   }};
   static constexpr std::array<std::string_view, 16> config_ids = {
       "block_row.t128.va",
@@ -248,128 +274,106 @@ struct jagged_mean {
       "block_row.t512.va",
       "block_row.t512.v2",
       "group_row.t128.v1.s1",
-      "group_row.t128.v4.s1",
+      "group_row.t128.v2.s1",
       "group_row.t128.v8.s1",
-      "group_row.t128.v2.s2",
       "group_row.t128.v1.s4",
+      "group_row.t128.v4.s4",
       "group_row.t128.v8.s4",
       "nnz_split.t256.v2.c16384",
       "nnz_split.t256.v2.c65536",
-      "nnz_split.t256.v4.c65536",
       "nnz_split.t256.v4.ca",
       "flat_scan.t128",
       "flat_row.t128.s8",
+      "flat_row.t128.s16",
   };
   // Pre-order {feature, left, right, threshold}: go left when features[feature] < threshold.
   // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.
-  static constexpr std::array<aotune::heuristics::TreeNode, 103> tree = {{
-      {4, 1, 72, 764.4802155713384},  // 0: max_len < 764.48 ? 1 : 72
-      {10, 2, 33, 129526.89296049683},  // 1: outputs < 129527 ? 2 : 33
-      {9, 3, 26, 4692.55751163478},  // 2: max_row_elems < 4692.56 ? 3 : 26
-      {1, 4, 19, 2896.309375740099},  // 3: B < 2896.31 ? 4 : 19
-      {5, 5, 12, 4.0768142289108},  // 4: avg_len < 4.07681 ? 5 : 12
-      {9, 6, 7, 2.4494897427831783},  // 5: max_row_elems < 2.44949 ? 6 : 7
-      {-1, 0, 16, 0.0},  // 6: leaf: block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v1.s4, flat_row.t128.s8, block_row.t128.va, block_row.t512.va, flat_scan.t128, block_row.t512.v2, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v8.s4, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca
-      {10, 8, 11, 23170.47500592079},  // 7: outputs < 23170.5 ? 8 : 11
-      {2, 9, 10, 45.254833995939045},  // 8: M < 45.2548 ? 9 : 10
-      {-1, 16, 16, 0.0},  // 9: leaf: group_row.t128.v1.s4, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, group_row.t128.v2.s2, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v8.s4, flat_row.t128.s8, flat_scan.t128
-      {-1, 32, 16, 0.0},  // 10: leaf: group_row.t128.v1.s1, block_row.t128.v2, block_row.t128.va, group_row.t128.v4.s1, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 48, 16, 0.0},  // 11: leaf: group_row.t128.v2.s2, block_row.t512.v2, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {4, 13, 16, 139.9428454762872},  // 12: max_len < 139.943 ? 13 : 16
-      {2, 14, 15, 78.38367176906169},  // 13: M < 78.3837 ? 14 : 15
-      {-1, 64, 16, 0.0},  // 14: leaf: block_row.t128.v2, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1, block_row.t512.v2, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v2.s2, group_row.t128.v1.s4, flat_row.t128.s8, group_row.t128.v8.s4, group_row.t128.v8.s1, flat_scan.t128
-      {-1, 80, 16, 0.0},  // 15: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {2, 17, 18, 3.4641016151377544},  // 16: M < 3.4641 ? 17 : 18
-      {-1, 96, 16, 0.0},  // 17: leaf: flat_row.t128.s8, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s4, group_row.t128.v1.s1, flat_scan.t128, block_row.t128.v2, block_row.t512.v2, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v8.s4, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca
-      {-1, 112, 16, 0.0},  // 18: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, block_row.t128.v2, nnz_split.t256.v4.ca, group_row.t128.v2.s2, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, group_row.t128.v1.s4, flat_row.t128.s8, flat_scan.t128, group_row.t128.v8.s4, group_row.t128.v8.s1
-      {9, 20, 23, 39.19183588453085},  // 19: max_row_elems < 39.1918 ? 20 : 23
-      {0, 21, 22, 2.8284271247461903},  // 20: elem_bytes < 2.82843 ? 21 : 22
-      {-1, 128, 16, 0.0},  // 21: leaf: group_row.t128.v1.s1, flat_row.t128.s8, group_row.t128.v1.s4, block_row.t128.va, flat_scan.t128, block_row.t512.va, group_row.t128.v2.s2, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {-1, 144, 16, 0.0},  // 22: leaf: group_row.t128.v4.s1, group_row.t128.v1.s4, group_row.t128.v1.s1, flat_row.t128.s8, flat_scan.t128, block_row.t128.va, block_row.t512.va, group_row.t128.v2.s2, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {3, 24, 25, 262301.98086747265},  // 23: nnz < 262302 ? 24 : 25
-      {-1, 160, 16, 0.0},  // 24: leaf: flat_row.t128.s8, group_row.t128.v1.s1, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, group_row.t128.v2.s2, group_row.t128.v4.s1, block_row.t128.v2, flat_scan.t128, nnz_split.t256.v4.ca, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {-1, 176, 16, 0.0},  // 25: leaf: flat_row.t128.s8, group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.va, flat_scan.t128, block_row.t128.v2, group_row.t128.v2.s2, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {9, 27, 30, 17854.0500727426},  // 26: max_row_elems < 17854.1 ? 27 : 30
-      {9, 28, 29, 6636.278475169649},  // 27: max_row_elems < 6636.28 ? 28 : 29
-      {-1, 192, 16, 0.0},  // 28: leaf: block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 208, 16, 0.0},  // 29: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.va, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v2.s2, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
-      {6, 31, 32, 1.282141097731996},  // 30: skew < 1.28214 ? 31 : 32
-      {-1, 224, 16, 0.0},  // 31: leaf: group_row.t128.v2.s2, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t512.v2, block_row.t128.v2, group_row.t128.v1.s1, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 240, 16, 0.0},  // 32: leaf: block_row.t512.va, block_row.t512.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {9, 34, 41, 293.28484447717375},  // 33: max_row_elems < 293.285 ? 34 : 41
-      {10, 35, 38, 185363.80004736633},  // 34: outputs < 185364 ? 35 : 38
-      {9, 36, 37, 90.50966799187809},  // 35: max_row_elems < 90.5097 ? 36 : 37
-      {-1, 256, 16, 0.0},  // 36: leaf: group_row.t128.v8.s4, group_row.t128.v2.s2, group_row.t128.v1.s1, block_row.t128.v2, block_row.t128.va, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v1.s4, flat_row.t128.s8, flat_scan.t128, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v8.s1
-      {-1, 272, 16, 0.0},  // 37: leaf: flat_row.t128.s8, group_row.t128.v1.s1, block_row.t128.v2, block_row.t128.va, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v4.s1, group_row.t128.v2.s2, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v8.s1, group_row.t128.v1.s4, flat_scan.t128, group_row.t128.v8.s4
-      {4, 39, 40, 11.313708498984761},  // 38: max_len < 11.3137 ? 39 : 40
-      {-1, 288, 16, 0.0},  // 39: leaf: group_row.t128.v8.s1, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t512.v2, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v2.s2, group_row.t128.v8.s4, group_row.t128.v1.s4, flat_row.t128.s8, flat_scan.t128
-      {-1, 304, 16, 0.0},  // 40: leaf: group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.v2, nnz_split.t256.v4.ca, block_row.t128.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, block_row.t512.v2, nnz_split.t256.v2.c65536, block_row.t512.va, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_row.t128.s8, flat_scan.t128
-      {5, 42, 57, 32.414162095717465},  // 41: avg_len < 32.4142 ? 42 : 57
-      {0, 43, 54, 2.8284271247461903},  // 42: elem_bytes < 2.82843 ? 43 : 54
-      {11, 44, 47, 0.00012120821868542881},  // 43: row_share < 0.000121208 ? 44 : 47
-      {3, 45, 46, 525449.2729255604},  // 44: nnz < 525449 ? 45 : 46
-      {-1, 320, 16, 0.0},  // 45: leaf: group_row.t128.v8.s1, group_row.t128.v4.s1, block_row.t128.v2, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t512.v2, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, block_row.t512.va, group_row.t128.v8.s4, group_row.t128.v2.s2, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 336, 16, 0.0},  // 46: leaf: group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v8.s1, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t512.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, block_row.t512.va, group_row.t128.v2.s2, flat_scan.t128, flat_row.t128.s8
-      {10, 48, 53, 4448731.201136791},  // 47: outputs < 4.44873e+06 ? 48 : 53
-      {1, 49, 50, 362.03867196751236},  // 48: B < 362.039 ? 49 : 50
-      {-1, 352, 16, 0.0},  // 49: leaf: block_row.t512.va, block_row.t512.v2, block_row.t128.v2, group_row.t128.v1.s1, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v8.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {11, 51, 52, 0.0012381861293759284},  // 50: row_share < 0.00123819 ? 51 : 52
-      {-1, 368, 16, 0.0},  // 51: leaf: group_row.t128.v8.s4, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 384, 16, 0.0},  // 52: leaf: block_row.t128.va, block_row.t128.v2, block_row.t512.v2, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 400, 16, 0.0},  // 53: leaf: block_row.t128.va, group_row.t128.v4.s1, block_row.t128.v2, block_row.t512.v2, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {11, 55, 56, 6.0709642570778275e-05},  // 54: row_share < 6.07096e-05 ? 55 : 56
-      {-1, 416, 16, 0.0},  // 55: leaf: group_row.t128.v4.s1, block_row.t128.v2, group_row.t128.v1.s1, block_row.t128.va, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t512.v2, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, block_row.t512.va, group_row.t128.v2.s2, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 432, 16, 0.0},  // 56: leaf: group_row.t128.v2.s2, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t128.va, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {11, 58, 69, 0.003953107096838068},  // 57: row_share < 0.00395311 ? 58 : 69
-      {11, 59, 66, 0.00048735608583845385},  // 58: row_share < 0.000487356 ? 59 : 66
-      {9, 60, 63, 11442.942278977029},  // 59: max_row_elems < 11442.9 ? 60 : 63
-      {10, 61, 62, 370727.60009473265},  // 60: outputs < 370728 ? 61 : 62
-      {-1, 448, 16, 0.0},  // 61: leaf: flat_row.t128.s8, block_row.t128.v2, block_row.t128.va, group_row.t128.v2.s2, group_row.t128.v1.s1, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t512.va, group_row.t128.v4.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, group_row.t128.v8.s4, group_row.t128.v1.s4, group_row.t128.v8.s1, flat_scan.t128
-      {-1, 464, 16, 0.0},  // 62: leaf: group_row.t128.v8.s4, block_row.t128.v2, group_row.t128.v2.s2, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1, block_row.t512.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, block_row.t512.va, group_row.t128.v8.s1, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
-      {0, 64, 65, 2.8284271247461903},  // 63: elem_bytes < 2.82843 ? 64 : 65
-      {-1, 480, 16, 0.0},  // 64: leaf: block_row.t128.va, block_row.t128.v2, block_row.t512.v2, group_row.t128.v8.s1, group_row.t128.v4.s1, group_row.t128.v1.s1, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v8.s4, group_row.t128.v2.s2, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 496, 16, 0.0},  // 65: leaf: block_row.t128.v2, block_row.t128.va, block_row.t512.v2, block_row.t512.va, group_row.t128.v1.s1, group_row.t128.v4.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, group_row.t128.v2.s2, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {5, 67, 68, 127.65075449139695},  // 66: avg_len < 127.651 ? 67 : 68
-      {-1, 512, 16, 0.0},  // 67: leaf: block_row.t128.v2, block_row.t512.v2, block_row.t512.va, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v1.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 528, 16, 0.0},  // 68: leaf: block_row.t512.v2, block_row.t128.v2, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v4.c65536, group_row.t128.v4.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {7, 70, 71, 26.063517203438355},  // 69: log2_bytes < 26.0635 ? 70 : 71
-      {-1, 544, 16, 0.0},  // 70: leaf: block_row.t512.va, block_row.t512.v2, nnz_split.t256.v2.c65536, block_row.t128.v2, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c16384, group_row.t128.v1.s1, nnz_split.t256.v4.ca, block_row.t128.va, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 560, 16, 0.0},  // 71: leaf: group_row.t128.v2.s2, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t128.v2, block_row.t512.v2, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, group_row.t128.v4.s1, block_row.t128.va, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {11, 73, 86, 0.008823684866439656},  // 72: row_share < 0.00882368 ? 73 : 86
-      {11, 74, 79, 0.0019219623352309653},  // 73: row_share < 0.00192196 ? 74 : 79
-      {6, 75, 78, 2.0063437386121983},  // 74: skew < 2.00634 ? 75 : 78
-      {1, 76, 77, 1448.1546878700494},  // 75: B < 1448.15 ? 76 : 77
-      {-1, 576, 16, 0.0},  // 76: leaf: block_row.t512.v2, block_row.t128.va, block_row.t512.va, block_row.t128.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v2.s2, flat_scan.t128, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v8.s1
-      {-1, 592, 16, 0.0},  // 77: leaf: flat_row.t128.s8, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v1.s4, flat_scan.t128, block_row.t512.v2, block_row.t128.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, group_row.t128.v8.s4, nnz_split.t256.v2.c16384, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v2.s2
-      {-1, 608, 16, 0.0},  // 78: leaf: block_row.t128.va, block_row.t128.v2, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v2.s2, flat_scan.t128, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {7, 80, 85, 29.499956044606968},  // 79: log2_bytes < 29.5 ? 80 : 85
-      {5, 81, 82, 515.1148188472831},  // 80: avg_len < 515.115 ? 81 : 82
-      {-1, 624, 16, 0.0},  // 81: leaf: block_row.t512.v2, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1, nnz_split.t256.v4.c65536, flat_row.t128.s8, nnz_split.t256.v2.c65536, block_row.t128.v2, flat_scan.t128, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v4.s1, group_row.t128.v1.s4, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v8.s4
-      {7, 83, 84, 23.517372229664318},  // 82: log2_bytes < 23.5174 ? 83 : 84
-      {-1, 640, 16, 0.0},  // 83: leaf: block_row.t512.v2, block_row.t512.va, flat_scan.t128, block_row.t128.va, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v1.s1, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v2.s2, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {-1, 656, 16, 0.0},  // 84: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v8.s1, flat_scan.t128, flat_row.t128.s8, group_row.t128.v8.s4, group_row.t128.v1.s4, group_row.t128.v2.s2
-      {-1, 672, 16, 0.0},  // 85: leaf: group_row.t128.v2.s2, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, block_row.t512.va, nnz_split.t256.v2.c65536, block_row.t512.v2, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v2.c16384, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {7, 87, 92, 23.246412927511},  // 86: log2_bytes < 23.2464 ? 87 : 92
-      {9, 88, 91, 55078.735206974394},  // 87: max_row_elems < 55078.7 ? 88 : 91
-      {5, 89, 90, 539.069427944612},  // 88: avg_len < 539.069 ? 89 : 90
-      {-1, 688, 16, 0.0},  // 89: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.v2, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v2.s2, group_row.t128.v4.s1, group_row.t128.v8.s4, group_row.t128.v8.s1, flat_row.t128.s8, flat_scan.t128, group_row.t128.v1.s4
-      {-1, 704, 16, 0.0},  // 90: leaf: block_row.t512.v2, flat_scan.t128, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, flat_row.t128.s8, group_row.t128.v1.s4, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, group_row.t128.v2.s2, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {-1, 720, 16, 0.0},  // 91: leaf: flat_scan.t128, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v4.c65536, block_row.t512.v2, nnz_split.t256.v2.c65536, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v2.s2, group_row.t128.v8.s1, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v8.s4
-      {11, 93, 102, 0.8998490246896368},  // 92: row_share < 0.899849 ? 93 : 102
-      {7, 94, 95, 25.724531163130088},  // 93: log2_bytes < 25.7245 ? 94 : 95
-      {-1, 736, 16, 0.0},  // 94: leaf: flat_scan.t128, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v4.ca, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, block_row.t512.v2, block_row.t128.v2, group_row.t128.v4.s1, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v2.s2, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {5, 96, 99, 507.20670142454816},  // 95: avg_len < 507.207 ? 96 : 99
-      {6, 97, 98, 1064.3142116626902},  // 96: skew < 1064.31 ? 97 : 98
-      {-1, 752, 16, 0.0},  // 97: leaf: group_row.t128.v1.s4, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t512.v2, block_row.t128.v2, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v2.s2, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 768, 16, 0.0},  // 98: leaf: flat_scan.t128, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v2.s2, group_row.t128.v8.s1, group_row.t128.v8.s4
-      {9, 100, 101, 2071163.154805531},  // 99: max_row_elems < 2.07116e+06 ? 100 : 101
-      {-1, 784, 16, 0.0},  // 100: leaf: group_row.t128.v2.s2, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8
-      {-1, 800, 16, 0.0},  // 101: leaf: group_row.t128.v1.s4, nnz_split.t256.v2.c65536, nnz_split.t256.v4.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v4.s1, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v2.s2, flat_scan.t128, flat_row.t128.s8
-      {-1, 816, 16, 0.0},  // 102: leaf: nnz_split.t256.v2.c16384, group_row.t128.v1.s4, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v4.c65536, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t512.v2, block_row.t128.v2, group_row.t128.v4.s1, group_row.t128.v8.s1, flat_scan.t128, flat_row.t128.s8, group_row.t128.v2.s2, group_row.t128.v8.s4
+  static constexpr std::array<aotune::heuristics::TreeNode, 81> tree = {{
+      {4, 1, 42, 568.7002725513678},  // 0: max_len < 568.7 ? 1 : 42
+      {9, 2, 21, 586.5696889543476},  // 1: max_row_elems < 586.57 ? 2 : 21
+      {5, 3, 12, 8.232338235414383},  // 2: avg_len < 8.23234 ? 3 : 12
+      {10, 4, 11, 185363.80004736633},  // 3: outputs < 185364 ? 4 : 11
+      {11, 5, 8, 0.00024323132844801944},  // 4: row_share < 0.000243231 ? 5 : 8
+      {11, 6, 7, 0.00012201445922424639},  // 5: row_share < 0.000122014 ? 6 : 7
+      {-1, 0, 16, 0.0},  // 6: leaf: group_row.t128.v4.s4, group_row.t128.v1.s1, group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, flat_row.t128.s8, flat_row.t128.s16, flat_scan.t128, group_row.t128.v2.s1, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {-1, 16, 16, 0.0},  // 7: leaf: group_row.t128.v4.s4, group_row.t128.v1.s4, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, flat_row.t128.s8, flat_row.t128.s16, flat_scan.t128, nnz_split.t256.v4.ca, group_row.t128.v8.s4, group_row.t128.v8.s1
+      {3, 9, 10, 1914.0237720571808},  // 8: nnz < 1914.02 ? 9 : 10
+      {-1, 32, 16, 0.0},  // 9: leaf: group_row.t128.v8.s1, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, block_row.t128.v2, group_row.t128.v2.s1, block_row.t512.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v4.s4, group_row.t128.v1.s4, flat_row.t128.s16, flat_row.t128.s8, flat_scan.t128, group_row.t128.v8.s4
+      {-1, 48, 16, 0.0},  // 10: leaf: group_row.t128.v1.s4, group_row.t128.v4.s4, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, flat_row.t128.s8, flat_row.t128.s16, flat_scan.t128, group_row.t128.v8.s4, group_row.t128.v8.s1
+      {-1, 64, 16, 0.0},  // 11: leaf: group_row.t128.v8.s1, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t128.v2, block_row.t128.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.c65536, group_row.t128.v4.s4, group_row.t128.v8.s4, group_row.t128.v1.s4, flat_row.t128.s8, flat_row.t128.s16, flat_scan.t128
+      {1, 13, 16, 4096.000000000001},  // 12: B < 4096 ? 13 : 16
+      {5, 14, 15, 16.200805144847234},  // 13: avg_len < 16.2008 ? 14 : 15
+      {-1, 80, 16, 0.0},  // 14: leaf: group_row.t128.v1.s4, block_row.t128.v2, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.va, group_row.t128.v4.s4, block_row.t512.v2, group_row.t128.v2.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, flat_row.t128.s16, flat_row.t128.s8, group_row.t128.v8.s4, group_row.t128.v8.s1, flat_scan.t128
+      {-1, 96, 16, 0.0},  // 15: leaf: block_row.t128.v2, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1, flat_row.t128.s16, flat_row.t128.s8, group_row.t128.v1.s4, flat_scan.t128, block_row.t512.v2, group_row.t128.v4.s4, group_row.t128.v2.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {1, 17, 18, 11585.237502960395},  // 16: B < 11585.2 ? 17 : 18
+      {-1, 112, 16, 0.0},  // 17: leaf: flat_row.t128.s16, group_row.t128.v4.s4, block_row.t128.v2, group_row.t128.v1.s1, block_row.t128.va, group_row.t128.v2.s1, block_row.t512.v2, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, flat_row.t128.s8, group_row.t128.v1.s4, flat_scan.t128, group_row.t128.v8.s4, group_row.t128.v8.s1
+      {0, 19, 20, 2.8284271247461903},  // 18: elem_bytes < 2.82843 ? 19 : 20
+      {-1, 128, 16, 0.0},  // 19: leaf: group_row.t128.v8.s4, flat_row.t128.s8, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, group_row.t128.v2.s1, block_row.t128.v2, nnz_split.t256.v2.c16384, block_row.t512.v2, nnz_split.t256.v2.c65536, group_row.t128.v1.s4, flat_row.t128.s16, flat_scan.t128, group_row.t128.v4.s4, nnz_split.t256.v4.ca, group_row.t128.v8.s1
+      {-1, 144, 16, 0.0},  // 20: leaf: flat_row.t128.s8, group_row.t128.v4.s4, group_row.t128.v1.s1, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s4, flat_row.t128.s16, group_row.t128.v2.s1, flat_scan.t128, block_row.t128.v2, nnz_split.t256.v2.c16384, block_row.t512.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {11, 22, 33, 0.003994205056598465},  // 21: row_share < 0.00399421 ? 22 : 33
+      {5, 23, 28, 125.52155391670948},  // 22: avg_len < 125.522 ? 23 : 28
+      {4, 24, 25, 5.656854249492381},  // 23: max_len < 5.65685 ? 24 : 25
+      {-1, 160, 16, 0.0},  // 24: leaf: block_row.t128.va, block_row.t128.v2, block_row.t512.v2, group_row.t128.v2.s1, block_row.t512.va, nnz_split.t256.v4.ca, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v4.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8, flat_row.t128.s16
+      {7, 26, 27, 22.082066956777282},  // 25: log2_bytes < 22.0821 ? 26 : 27
+      {-1, 176, 16, 0.0},  // 26: leaf: block_row.t128.v2, block_row.t128.va, block_row.t512.v2, group_row.t128.v1.s1, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v4.s4, group_row.t128.v8.s4, group_row.t128.v8.s1, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8, flat_row.t128.s16
+      {-1, 192, 16, 0.0},  // 27: leaf: group_row.t128.v8.s4, block_row.t128.v2, block_row.t128.va, group_row.t128.v2.s1, group_row.t128.v1.s1, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, block_row.t512.va, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v4.s4, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8, flat_row.t128.s16
+      {2, 29, 30, 5.291502622129181},  // 28: M < 5.2915 ? 29 : 30
+      {-1, 208, 16, 0.0},  // 29: leaf: flat_row.t128.s16, group_row.t128.v1.s4, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.va, flat_row.t128.s8, block_row.t128.v2, flat_scan.t128, block_row.t512.v2, nnz_split.t256.v2.c16384, group_row.t128.v2.s1, nnz_split.t256.v2.c65536, group_row.t128.v4.s4, nnz_split.t256.v4.ca, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {5, 31, 32, 129.83404305733984},  // 30: avg_len < 129.834 ? 31 : 32
+      {-1, 224, 16, 0.0},  // 31: leaf: group_row.t128.v1.s4, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1, block_row.t128.v2, block_row.t512.v2, nnz_split.t256.v4.ca, group_row.t128.v2.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v4.s4, flat_scan.t128, flat_row.t128.s8, flat_row.t128.s16
+      {-1, 240, 16, 0.0},  // 32: leaf: block_row.t128.v2, block_row.t128.va, block_row.t512.v2, group_row.t128.v1.s1, block_row.t512.va, group_row.t128.v2.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, group_row.t128.v4.s4, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8, flat_row.t128.s16
+      {9, 34, 37, 17854.0500727426},  // 33: max_row_elems < 17854.1 ? 34 : 37
+      {10, 35, 36, 80264.87989151917},  // 34: outputs < 80264.9 ? 35 : 36
+      {-1, 256, 16, 0.0},  // 35: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, block_row.t128.v2, nnz_split.t256.v4.ca, group_row.t128.v2.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v4.s4, group_row.t128.v8.s4, group_row.t128.v1.s4, flat_row.t128.s16, flat_row.t128.s8, flat_scan.t128
+      {-1, 272, 16, 0.0},  // 36: leaf: block_row.t512.va, block_row.t512.v2, block_row.t128.v2, group_row.t128.v1.s1, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v4.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8, flat_row.t128.s16
+      {7, 38, 39, 26.063517203438355},  // 37: log2_bytes < 26.0635 ? 38 : 39
+      {-1, 288, 16, 0.0},  // 38: leaf: block_row.t512.va, block_row.t512.v2, nnz_split.t256.v4.ca, block_row.t128.v2, nnz_split.t256.v2.c16384, group_row.t128.v1.s1, block_row.t128.va, group_row.t128.v2.s1, nnz_split.t256.v2.c65536, group_row.t128.v8.s1, group_row.t128.v1.s4, group_row.t128.v4.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8, flat_row.t128.s16
+      {0, 40, 41, 2.8284271247461903},  // 39: elem_bytes < 2.82843 ? 40 : 41
+      {-1, 304, 16, 0.0},  // 40: leaf: block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, block_row.t128.v2, block_row.t512.v2, group_row.t128.v1.s1, group_row.t128.v2.s1, group_row.t128.v8.s1, block_row.t128.va, nnz_split.t256.v2.c16384, group_row.t128.v1.s4, group_row.t128.v4.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8, flat_row.t128.s16
+      {-1, 320, 16, 0.0},  // 41: leaf: group_row.t128.v8.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t512.v2, block_row.t128.v2, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, group_row.t128.v2.s1, block_row.t128.va, group_row.t128.v1.s4, group_row.t128.v4.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8, flat_row.t128.s16
+      {11, 43, 56, 0.0027718556026893},  // 42: row_share < 0.00277186 ? 43 : 56
+      {11, 44, 49, 0.0004899653151293853},  // 43: row_share < 0.000489965 ? 44 : 49
+      {7, 45, 46, 25.98336862092142},  // 44: log2_bytes < 25.9834 ? 45 : 46
+      {-1, 336, 16, 0.0},  // 45: leaf: block_row.t128.v2, flat_row.t128.s8, flat_row.t128.s16, block_row.t128.va, flat_scan.t128, group_row.t128.v1.s4, block_row.t512.va, group_row.t128.v1.s1, block_row.t512.v2, group_row.t128.v2.s1, group_row.t128.v8.s1, group_row.t128.v4.s4, group_row.t128.v8.s4, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca
+      {1, 47, 48, 5792.618751480198},  // 46: B < 5792.62 ? 47 : 48
+      {-1, 352, 16, 0.0},  // 47: leaf: block_row.t128.va, block_row.t512.va, block_row.t512.v2, block_row.t128.v2, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, group_row.t128.v8.s1, group_row.t128.v2.s1, group_row.t128.v4.s4, group_row.t128.v8.s4, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8, flat_row.t128.s16
+      {-1, 368, 16, 0.0},  // 48: leaf: block_row.t128.v2, flat_row.t128.s16, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1, block_row.t512.v2, nnz_split.t256.v2.c65536, group_row.t128.v2.s1, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, flat_row.t128.s8, group_row.t128.v4.s4, group_row.t128.v8.s4, group_row.t128.v8.s1, group_row.t128.v1.s4, flat_scan.t128
+      {3, 50, 53, 532268.4951976774},  // 49: nnz < 532268 ? 50 : 53
+      {3, 51, 52, 520792.14433399437},  // 50: nnz < 520792 ? 51 : 52
+      {-1, 384, 16, 0.0},  // 51: leaf: block_row.t512.v2, block_row.t128.va, block_row.t512.va, group_row.t128.v1.s1, flat_row.t128.s16, flat_row.t128.s8, flat_scan.t128, group_row.t128.v1.s4, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, block_row.t128.v2, nnz_split.t256.v2.c16384, group_row.t128.v2.s1, group_row.t128.v8.s1, group_row.t128.v4.s4, group_row.t128.v8.s4
+      {-1, 400, 16, 0.0},  // 52: leaf: block_row.t512.va, block_row.t512.v2, block_row.t128.va, nnz_split.t256.v4.ca, block_row.t128.v2, nnz_split.t256.v2.c65536, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, group_row.t128.v8.s1, group_row.t128.v2.s1, group_row.t128.v1.s4, group_row.t128.v4.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8, flat_row.t128.s16
+      {1, 54, 55, 2896.309375740099},  // 53: B < 2896.31 ? 54 : 55
+      {-1, 416, 16, 0.0},  // 54: leaf: block_row.t512.v2, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, group_row.t128.v2.s1, flat_scan.t128, flat_row.t128.s16, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v4.s4, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {-1, 432, 16, 0.0},  // 55: leaf: block_row.t128.va, block_row.t128.v2, block_row.t512.v2, block_row.t512.va, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, group_row.t128.v4.s4, group_row.t128.v1.s1, group_row.t128.v2.s1, flat_row.t128.s16, flat_scan.t128, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v8.s4, group_row.t128.v8.s1
+      {9, 57, 66, 68974.40151244518},  // 56: max_row_elems < 68974.4 ? 57 : 66
+      {7, 58, 63, 19.97188705277867},  // 57: log2_bytes < 19.9719 ? 58 : 63
+      {3, 59, 60, 1245.8551280144895},  // 58: nnz < 1245.86 ? 59 : 60
+      {-1, 448, 16, 0.0},  // 59: leaf: block_row.t128.v2, group_row.t128.v1.s1, block_row.t128.va, flat_row.t128.s16, flat_row.t128.s8, group_row.t128.v1.s4, block_row.t512.va, flat_scan.t128, block_row.t512.v2, group_row.t128.v2.s1, group_row.t128.v8.s1, group_row.t128.v4.s4, group_row.t128.v8.s4, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca
+      {11, 61, 62, 0.8992458855751392},  // 60: row_share < 0.899246 ? 61 : 62
+      {-1, 464, 16, 0.0},  // 61: leaf: block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, block_row.t512.v2, flat_row.t128.s16, flat_row.t128.s8, flat_scan.t128, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v1.s4, group_row.t128.v4.s4, group_row.t128.v8.s4, group_row.t128.v8.s1, group_row.t128.v2.s1
+      {-1, 480, 16, 0.0},  // 62: leaf: group_row.t128.v2.s1, flat_scan.t128, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v4.s4, block_row.t128.v2, block_row.t512.v2, flat_row.t128.s16, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, flat_row.t128.s8, nnz_split.t256.v2.c65536, group_row.t128.v1.s4, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {5, 64, 65, 741.7647504892366},  // 63: avg_len < 741.765 ? 64 : 65
+      {-1, 496, 16, 0.0},  // 64: leaf: flat_scan.t128, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, block_row.t512.va, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v4.s4, group_row.t128.v1.s1, group_row.t128.v2.s1, group_row.t128.v8.s4, group_row.t128.v8.s1, flat_row.t128.s16, flat_row.t128.s8, group_row.t128.v1.s4
+      {-1, 512, 16, 0.0},  // 65: leaf: block_row.t512.v2, flat_scan.t128, block_row.t512.va, block_row.t128.va, flat_row.t128.s16, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v1.s1, block_row.t128.v2, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, group_row.t128.v4.s4, group_row.t128.v2.s1, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {11, 67, 74, 0.899674105502645},  // 66: row_share < 0.899674 ? 67 : 74
+      {9, 68, 71, 169342.79062304366},  // 67: max_row_elems < 169343 ? 68 : 71
+      {1, 69, 70, 512.0},  // 68: B < 512 ? 69 : 70
+      {-1, 528, 16, 0.0},  // 69: leaf: block_row.t512.va, nnz_split.t256.v4.ca, block_row.t512.v2, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v2.s1, group_row.t128.v4.s4, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v1.s4, flat_scan.t128, flat_row.t128.s8, flat_row.t128.s16
+      {-1, 544, 16, 0.0},  // 70: leaf: block_row.t512.v2, flat_scan.t128, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, flat_row.t128.s16, flat_row.t128.s8, group_row.t128.v1.s4, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t128.v2, group_row.t128.v2.s1, group_row.t128.v8.s1, group_row.t128.v4.s4, group_row.t128.v8.s4
+      {9, 72, 73, 3059160.2501183227},  // 71: max_row_elems < 3.05916e+06 ? 72 : 73
+      {-1, 560, 16, 0.0},  // 72: leaf: flat_scan.t128, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v2.c65536, nnz_split.t256.v2.c16384, block_row.t512.v2, block_row.t128.v2, group_row.t128.v2.s1, group_row.t128.v8.s1, group_row.t128.v4.s4, flat_row.t128.s16, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v8.s4
+      {-1, 576, 16, 0.0},  // 73: leaf: flat_scan.t128, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v2.s1, group_row.t128.v8.s1, group_row.t128.v4.s4, flat_row.t128.s16, flat_row.t128.s8, group_row.t128.v1.s4, group_row.t128.v8.s4
+      {5, 75, 78, 510.4999760880871},  // 74: avg_len < 510.5 ? 75 : 78
+      {10, 76, 77, 1482910.4003789306},  // 75: outputs < 1.48291e+06 ? 76 : 77
+      {-1, 592, 16, 0.0},  // 76: leaf: nnz_split.t256.v4.ca, group_row.t128.v1.s4, block_row.t512.va, block_row.t128.va, group_row.t128.v1.s1, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, block_row.t512.v2, block_row.t128.v2, group_row.t128.v2.s1, group_row.t128.v4.s4, flat_scan.t128, flat_row.t128.s16, flat_row.t128.s8, group_row.t128.v8.s1, group_row.t128.v8.s4
+      {-1, 608, 16, 0.0},  // 77: leaf: group_row.t128.v1.s4, nnz_split.t256.v2.c16384, nnz_split.t256.v4.ca, nnz_split.t256.v2.c65536, block_row.t512.va, block_row.t512.v2, block_row.t128.va, group_row.t128.v1.s1, block_row.t128.v2, group_row.t128.v2.s1, group_row.t128.v8.s1, group_row.t128.v4.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8, flat_row.t128.s16
+      {7, 79, 80, 20.331517349946502},  // 78: log2_bytes < 20.3315 ? 79 : 80
+      {-1, 624, 16, 0.0},  // 79: leaf: group_row.t128.v1.s4, nnz_split.t256.v4.ca, nnz_split.t256.v2.c16384, block_row.t512.va, nnz_split.t256.v2.c65536, block_row.t512.v2, block_row.t128.va, block_row.t128.v2, group_row.t128.v1.s1, group_row.t128.v2.s1, group_row.t128.v8.s1, group_row.t128.v4.s4, group_row.t128.v8.s4, flat_scan.t128, flat_row.t128.s8, flat_row.t128.s16
+      {-1, 640, 16, 0.0},  // 80: leaf: group_row.t128.v1.s4, nnz_split.t256.v2.c16384, nnz_split.t256.v2.c65536, nnz_split.t256.v4.ca, block_row.t512.va, block_row.t512.v2, block_row.t128.v2, block_row.t128.va, group_row.t128.v1.s1, group_row.t128.v2.s1, group_row.t128.v8.s1, group_row.t128.v8.s4, group_row.t128.v4.s4, flat_scan.t128, flat_row.t128.s8, flat_row.t128.s16
   }};
-  static constexpr std::array<std::uint16_t, 832> leaf_configs = {1, 4, 8, 15, 0, 2, 14, 3, 5, 6, 7, 9, 10, 11, 12, 13, 8, 5, 4, 0, 2, 7, 1, 3, 13, 10, 12, 11, 6, 9, 15, 14, 4, 1, 0, 5, 3, 2, 13, 12, 10, 11, 6, 7, 8, 9, 14, 15, 7, 3, 1, 4, 5, 0, 2, 13, 10, 12, 11, 6, 8, 9, 14, 15, 1, 0, 2, 4, 3, 5, 13, 10, 12, 11, 7, 8, 15, 9, 6, 14, 3, 2, 0, 1, 4, 5, 13, 10, 12, 11, 6, 7, 8, 9, 14, 15, 15, 2, 0, 8, 4, 14, 1, 3, 5, 6, 7, 9, 10, 11, 12, 13, 3, 2, 0, 4, 1, 13, 7, 10, 12, 5, 11, 8, 15, 14, 9, 6, 4, 15, 8, 0, 14, 2, 7, 1, 3, 10, 11, 5, 13, 12, 6, 9, 5, 8, 4, 15, 14, 0, 2, 7, 1, 3, 10, 11, 13, 12, 6, 9, 15, 4, 8, 0, 2, 7, 5, 1, 14, 13, 3, 10, 12, 11, 6, 9, 15, 8, 0, 4, 2, 14, 1, 7, 3, 10, 11, 5, 13, 12, 6, 9, 2, 3, 0, 1, 4, 5, 13, 10, 12, 11, 6, 7, 8, 9, 14, 15, 3, 2, 0, 1, 13, 10, 4, 5, 12, 11, 6, 9, 7, 8, 14, 15, 7, 10, 13, 12, 11, 2, 3, 1, 4, 0, 5, 6, 8, 9, 14, 15, 2, 3, 13, 10, 0, 1, 4, 12, 11, 5, 6, 7, 8, 9, 14, 15, 9, 7, 4, 1, 0, 3, 2, 10, 11, 8, 15, 14, 5, 13, 12, 6, 15, 4, 1, 0, 3, 2, 10, 11, 5, 7, 13, 12, 6, 8, 14, 9, 6, 5, 4, 1, 0, 13, 3, 10, 2, 12, 11, 7, 9, 8, 15, 14, 6, 7, 5, 4, 1, 13, 0, 10, 12, 3, 11, 2, 8, 9, 15, 14, 6, 5, 1, 4, 0, 10, 11, 3, 13, 12, 2, 9, 7, 8, 14, 15, 8, 9, 6, 5, 4, 1, 0, 10, 13, 3, 11, 12, 2, 7, 14, 15, 2, 3, 1, 4, 0, 5, 6, 13, 10, 11, 12, 7, 8, 9, 14, 15, 9, 1, 5, 4, 0, 3, 13, 10, 2, 12, 11, 6, 7, 8, 14, 15, 0, 1, 3, 5, 6, 4, 2, 13, 10, 11, 12, 7, 8, 9, 14, 15, 0, 5, 1, 3, 4, 2, 11, 10, 12, 13, 6, 7, 8, 9, 14, 15, 5, 1, 4, 0, 10, 11, 3, 12, 13, 2, 7, 6, 8, 9, 14, 15, 7, 1, 4, 5, 0, 3, 2, 13, 10, 12, 11, 6, 8, 9, 14, 15, 15, 1, 0, 7, 4, 3, 10, 11, 2, 5, 13, 12, 9, 8, 6, 14, 9, 1, 7, 0, 4, 5, 3, 11, 10, 12, 13, 2, 6, 8, 14, 15, 0, 1, 3, 6, 5, 4, 2, 11, 12, 13, 10, 9, 7, 8, 14, 15, 1, 0, 3, 2, 4, 5, 12, 13, 11, 10, 7, 6, 8, 9, 14, 15, 1, 3, 2, 0, 5, 4, 12, 11, 10, 13, 6, 7, 8, 9, 14, 15, 3, 1, 2, 0, 4, 12, 5, 11, 13, 10, 6, 7, 8, 9, 14, 15, 2, 3, 11, 1, 12, 10, 4, 13, 0, 5, 6, 7, 8, 9, 14, 15, 7, 12, 11, 2, 1, 3, 4, 10, 13, 5, 0, 6, 8, 9, 14, 15, 3, 0, 2, 1, 10, 13, 12, 11, 4, 5, 7, 14, 15, 8, 9, 6, 15, 2, 0, 4, 8, 14, 3, 1, 11, 12, 13, 9, 10, 5, 6, 7, 0, 1, 3, 2, 11, 12, 13, 10, 4, 5, 7, 14, 15, 8, 6, 9, 3, 0, 2, 4, 12, 15, 11, 1, 14, 13, 10, 5, 8, 6, 7, 9, 3, 2, 14, 0, 15, 8, 4, 1, 13, 10, 12, 11, 7, 5, 6, 9, 2, 0, 4, 12, 11, 3, 10, 13, 1, 5, 6, 14, 15, 9, 8, 7, 7, 13, 12, 2, 11, 3, 1, 0, 10, 4, 5, 6, 8, 9, 14, 15, 2, 0, 4, 3, 1, 13, 10, 12, 11, 7, 5, 9, 6, 15, 14, 8, 3, 14, 2, 0, 4, 15, 8, 1, 13, 10, 12, 11, 7, 5, 6, 9, 14, 13, 2, 0, 4, 10, 12, 3, 11, 1, 5, 7, 6, 15, 8, 9, 14, 10, 2, 0, 4, 13, 12, 11, 3, 1, 5, 15, 8, 7, 6, 9, 8, 12, 11, 13, 10, 2, 3, 1, 0, 4, 5, 6, 7, 9, 14, 15, 14, 10, 11, 12, 13, 2, 3, 0, 1, 4, 5, 15, 8, 7, 6, 9, 7, 12, 11, 10, 13, 2, 3, 0, 1, 4, 5, 6, 8, 9, 14, 15, 8, 11, 12, 13, 10, 2, 3, 0, 1, 4, 5, 6, 9, 7, 14, 15, 10, 8, 2, 0, 4, 12, 11, 13, 3, 1, 5, 6, 14, 15, 7, 9};
+  static constexpr std::array<std::uint16_t, 656> leaf_configs = {8, 4, 7, 0, 2, 14, 15, 13, 5, 1, 3, 10, 11, 12, 6, 9, 8, 7, 4, 0, 2, 5, 1, 3, 10, 11, 14, 15, 13, 12, 9, 6, 6, 4, 0, 2, 1, 5, 3, 12, 10, 11, 8, 7, 15, 14, 13, 9, 7, 8, 4, 0, 2, 5, 1, 3, 10, 11, 12, 14, 15, 13, 9, 6, 6, 5, 4, 1, 0, 12, 10, 3, 2, 11, 8, 9, 7, 14, 15, 13, 7, 1, 0, 4, 2, 8, 3, 5, 12, 10, 11, 15, 14, 9, 6, 13, 1, 0, 2, 4, 15, 14, 7, 13, 3, 8, 5, 12, 10, 11, 6, 9, 15, 8, 1, 4, 0, 5, 3, 10, 2, 11, 12, 14, 7, 13, 9, 6, 9, 14, 4, 0, 2, 5, 1, 10, 3, 11, 7, 15, 13, 8, 12, 6, 14, 8, 4, 0, 2, 7, 15, 5, 13, 1, 10, 3, 11, 12, 6, 9, 0, 1, 3, 5, 2, 12, 4, 10, 11, 6, 7, 8, 9, 13, 14, 15, 1, 0, 3, 4, 2, 5, 12, 10, 11, 8, 9, 6, 7, 13, 14, 15, 9, 1, 0, 5, 4, 3, 10, 12, 2, 11, 6, 8, 7, 13, 14, 15, 15, 7, 0, 4, 2, 14, 1, 13, 3, 10, 5, 11, 8, 12, 6, 9, 7, 0, 2, 4, 1, 3, 12, 5, 10, 11, 6, 9, 8, 13, 14, 15, 1, 0, 3, 4, 2, 5, 11, 12, 10, 8, 6, 9, 7, 13, 14, 15, 3, 2, 0, 4, 1, 12, 5, 10, 11, 6, 8, 9, 7, 15, 14, 13, 2, 3, 1, 4, 0, 5, 12, 10, 11, 6, 7, 8, 9, 13, 14, 15, 2, 3, 12, 1, 10, 4, 0, 5, 11, 6, 7, 8, 9, 13, 14, 15, 2, 12, 11, 1, 3, 4, 5, 6, 0, 10, 7, 8, 9, 13, 14, 15, 6, 12, 11, 2, 3, 1, 4, 10, 5, 0, 7, 8, 9, 13, 14, 15, 1, 14, 15, 0, 13, 7, 2, 4, 3, 5, 6, 8, 9, 10, 11, 12, 0, 2, 3, 1, 11, 12, 4, 10, 6, 5, 8, 9, 7, 13, 14, 15, 1, 15, 0, 2, 4, 3, 11, 5, 12, 10, 14, 8, 9, 6, 7, 13, 3, 0, 2, 4, 15, 14, 13, 7, 12, 11, 1, 10, 5, 6, 8, 9, 2, 3, 0, 12, 1, 11, 4, 10, 6, 5, 7, 8, 9, 13, 14, 15, 3, 2, 0, 4, 1, 12, 11, 10, 5, 13, 15, 14, 7, 8, 6, 9, 0, 1, 3, 2, 11, 10, 12, 8, 4, 5, 15, 13, 14, 7, 9, 6, 1, 4, 0, 15, 14, 7, 2, 13, 3, 5, 6, 8, 9, 10, 11, 12, 2, 0, 4, 3, 15, 14, 13, 1, 12, 10, 11, 7, 8, 9, 6, 5, 5, 13, 2, 0, 4, 8, 1, 3, 15, 12, 10, 14, 11, 7, 6, 9, 13, 3, 0, 1, 2, 12, 10, 11, 8, 4, 5, 9, 6, 15, 14, 7, 3, 13, 2, 0, 15, 14, 7, 4, 1, 12, 10, 11, 8, 5, 6, 9, 2, 12, 3, 10, 11, 0, 1, 4, 5, 8, 6, 9, 7, 13, 14, 15, 3, 13, 2, 0, 4, 15, 14, 7, 12, 10, 11, 1, 5, 6, 8, 9, 13, 12, 2, 0, 4, 11, 10, 3, 1, 5, 6, 8, 15, 14, 7, 9, 13, 11, 12, 10, 2, 3, 0, 1, 4, 5, 6, 8, 15, 14, 7, 9, 12, 7, 2, 0, 4, 10, 11, 3, 1, 5, 8, 13, 15, 14, 6, 9, 7, 10, 12, 11, 2, 3, 0, 4, 1, 5, 6, 8, 9, 13, 14, 15, 7, 12, 10, 2, 11, 3, 0, 1, 4, 5, 6, 8, 9, 13, 14, 15, 7, 10, 11, 12, 2, 3, 1, 0, 4, 5, 6, 9, 8, 13, 14, 15};
   // Every config above, best over all shapes first: tried when a leaf's list has no legal config.
-  static constexpr std::array<std::uint16_t, 16> fallback = {0, 2, 4, 1, 3, 10, 11, 13, 5, 12, 7, 6, 8, 15, 14, 9};
+  static constexpr std::array<std::uint16_t, 16> fallback = {0, 2, 4, 1, 3, 10, 5, 11, 12, 8, 6, 7, 15, 14, 13, 9};
 };
 
 struct jagged_dense_add {
