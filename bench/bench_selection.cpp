@@ -3,6 +3,7 @@
 // Targets (issue 4): tree evaluation <= 50 ns, host-side dispatch overhead <= 5 us per call.
 // Run: build with -DAOTUNE_BUILD_BENCH=ON, then ./aotune_bench_selection
 #include <benchmark/benchmark.h>
+#include <fmt/core.h>
 
 #include <cstdint>
 #include <random>
@@ -11,6 +12,7 @@
 #include "aotune/heuristic_store.h"
 #include "dispatch/src/kernel_heuristic_check.h"
 #include "dispatch/src/kernel_selection.h"
+#include "heuristics/forest.h"
 #include "heuristics/kernel_features.h"
 #include "heuristics/tree_node.h"
 #include "kernels/common/registry.h"
@@ -89,6 +91,41 @@ void BM_ChooseConfig(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ChooseConfig);
+
+// A forest as `aot-runner fit --forest-trees 8` scores (heuristics/forest.h; not shipped): 8 trees
+// of depth <= 12 over 12 features, K = 16 configs, fitted on 1024 random shapes so the trees run
+// deep. A prediction walks every tree, adds its leaf's 16 costs and takes the cheapest legal
+// config (all legal here): what a dispatch would do, no ranking sort.
+void BM_ForestPrediction(benchmark::State& state) {
+  namespace h = aotune::heuristics;
+  constexpr std::size_t kFeatures = 12, kConfigs = 16;
+  h::TrainingSet ts;
+  for (std::size_t f = 0; f < kFeatures; ++f) ts.feature_names.push_back(fmt::format("f{}", f));
+  for (std::size_t c = 0; c < kConfigs; ++c) ts.config_ids.push_back(fmt::format("c{}", c));
+  std::mt19937_64 rng(3);
+  const auto shapes = random_features(1024, kFeatures);
+  for (std::size_t s = 0; s < shapes.size(); ++s) {
+    std::vector<double> times(kConfigs);
+    for (double& t : times) t = 1.0 + static_cast<double>(rng() % 1000) / 500.0;
+    h::add_shape(ts, fmt::format("s{}", s), shapes[s], times, std::vector<bool>(kConfigs, true));
+  }
+  h::ForestOptions options;
+  options.trees = static_cast<std::size_t>(state.range(0));
+  options.configs = h::ForestConfigs::all;
+  const h::Forest forest = h::fit_forest(ts, h::all_rows(ts), h::forest_config_columns(ts, h::all_rows(ts), options.configs, {}), options);
+  const auto xs = random_features(1024, kFeatures);
+  std::size_t i = 0;
+  int64_t costs[kConfigs];
+  for (auto _ : state) {
+    h::forest_costs(forest, xs[i++ & 1023].data(), costs);
+    std::size_t best = 0;
+    for (std::size_t c = 1; c < kConfigs; ++c)
+      if (costs[c] < costs[best]) best = c;
+    benchmark::DoNotOptimize(best);
+  }
+  state.counters["nodes"] = static_cast<double>(forest.nodes.size());
+}
+BENCHMARK(BM_ForestPrediction)->Arg(4)->Arg(8)->Arg(16);
 
 aotune::jagged_reduce::Problem problem(int64_t B, int64_t M, int64_t nnz) {
   aotune::jagged_reduce::Problem p;

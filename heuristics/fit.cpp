@@ -114,6 +114,27 @@ nlohmann::ordered_json heldout_by_size(const FitResult& fit, const TrainingSet& 
   return out;
 }
 
+// Mean, min and max over the fold draws of each held-out statistic.
+nlohmann::ordered_json repeated_json(const std::vector<SlowdownSummary>& repeats) {
+  nlohmann::ordered_json rep;
+  rep["repeats"] = repeats.size();
+  auto spread = [&](double SlowdownSummary::*field) {
+    double sum = 0, lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const SlowdownSummary& s : repeats) {
+      sum += s.*field;
+      lo = std::min(lo, s.*field);
+      hi = std::max(hi, s.*field);
+    }
+    return nlohmann::ordered_json{{"mean", json_number(sum / repeats.size())},
+                                  {"min", json_number(lo)},
+                                  {"max", json_number(hi)}};
+  };
+  rep["geomean_slowdown"] = spread(&SlowdownSummary::geomean);
+  rep["p95_slowdown"] = spread(&SlowdownSummary::p95);
+  rep["max_slowdown"] = spread(&SlowdownSummary::max);
+  return rep;
+}
+
 }  // namespace
 
 FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options) {
@@ -138,11 +159,26 @@ FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options) {
   }
   fit.heldout_fully_measured = summarize_slowdowns(std::move(fully_measured));
   fit.heldout_repeats.push_back(fit.heldout);
-  for (std::size_t r = 1; r < options.repeats; ++r) {
+  // The forest on the same draw, its config subset of the size the tree's inner cross-validation
+  // chose on the same training folds.
+  fit.forest = options.forest;
+  auto score_forest = [&](uint64_t draw, const HeldOut& tree_heldout) {
+    std::vector<std::size_t> sizes;
+    for (const HyperParams& p : tree_heldout.per_fold) sizes.push_back(p.max_configs);
     std::vector<std::optional<uint32_t>> picks;
-    for (const Choice& c : heldout_choices(ts, cv_of_draw(fit.draw + r)).choices) picks.push_back(picked(c));
+    for (const Choice& c : heldout_forest_choices(ts, cv_of_draw(draw), options.forest, sizes).choices)
+      picks.push_back(picked(c));
+    fit.heldout_forest_repeats.push_back(summarize_picks(ts, picks));
+  };
+  if (options.forest.trees > 0) score_forest(fit.draw, fit.heldout_detail);
+  for (std::size_t r = 1; r < options.repeats; ++r) {
+    const HeldOut draw_heldout = heldout_choices(ts, cv_of_draw(fit.draw + r));
+    std::vector<std::optional<uint32_t>> picks;
+    for (const Choice& c : draw_heldout.choices) picks.push_back(picked(c));
     fit.heldout_repeats.push_back(summarize_picks(ts, picks));
+    if (options.forest.trees > 0) score_forest(fit.draw + r, draw_heldout);
   }
+  if (!fit.heldout_forest_repeats.empty()) fit.heldout_forest = fit.heldout_forest_repeats.front();
 
   fit.params = choose_hyper_params(ts, rows, options.cv);
   fit.model = fit_on(ts, rows, fit.params, options.cv.subset, options.cv.criterion);
@@ -182,25 +218,18 @@ nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& 
   j["configs"] = configs;
   j["heldout_worst"] = worst_heldout(fit, ts, worst);
   if (ts.bytes_moved.size() == ts.num_shapes()) j["heldout_by_size"] = heldout_by_size(fit, ts);
-  if (fit.heldout_repeats.size() > 1) {
-    // Mean, min and max over the fold draws of each held-out statistic.
-    nlohmann::ordered_json rep;
-    rep["repeats"] = fit.heldout_repeats.size();
-    auto spread = [&](double SlowdownSummary::*field) {
-      double sum = 0, lo = std::numeric_limits<double>::infinity(), hi = -lo;
-      for (const SlowdownSummary& s : fit.heldout_repeats) {
-        sum += s.*field;
-        lo = std::min(lo, s.*field);
-        hi = std::max(hi, s.*field);
-      }
-      return nlohmann::ordered_json{{"mean", json_number(sum / fit.heldout_repeats.size())},
-                                    {"min", json_number(lo)},
-                                    {"max", json_number(hi)}};
-    };
-    rep["geomean_slowdown"] = spread(&SlowdownSummary::geomean);
-    rep["p95_slowdown"] = spread(&SlowdownSummary::p95);
-    rep["max_slowdown"] = spread(&SlowdownSummary::max);
-    j["heldout_repeated"] = rep;
+  if (fit.heldout_repeats.size() > 1) j["heldout_repeated"] = repeated_json(fit.heldout_repeats);
+  if (!fit.heldout_forest_repeats.empty()) {
+    nlohmann::ordered_json forest = to_json(fit.heldout_forest);
+    forest["draw"] = fit.draw;
+    forest["trees"] = fit.forest.trees;
+    forest["max_depth"] = fit.forest.max_depth;
+    forest["min_leaf"] = fit.forest.min_leaf;
+    forest["configs"] = fit.forest.configs == ForestConfigs::all ? "all" : "subset";
+    forest["clip"] = fit.forest.clip;
+    j["heldout_forest"] = forest;
+    if (fit.heldout_forest_repeats.size() > 1)
+      j["heldout_forest_repeated"] = repeated_json(fit.heldout_forest_repeats);
   }
   return j;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "heuristics/cross_validation.h"
+#include "heuristics/forest.h"
 #include "heuristics/heuristic.h"
 #include "heuristics/slowdown_summary.h"
 #include "heuristics/training_set.h"
@@ -23,6 +24,9 @@ struct FitOptions {
   // first_draw, so any draw's catastrophic picks can be looked at; the model never depends on it.
   std::size_t repeats = 1;
   uint64_t first_draw = 0;
+  // Also score a forest (forest.h) on the same fold draws, for comparison only: the model stays
+  // the tree. trees == 0: off.
+  ForestOptions forest{.trees = 0};
 };
 
 struct FitResult {
@@ -40,13 +44,18 @@ struct FitResult {
   uint32_t best_single_config = 0;
   std::vector<SlowdownSummary> heldout_repeats;  // one per fold draw, first_draw first (= heldout)
   uint64_t draw = 0;                              // the fold draw of heldout and heldout_detail
+  // With FitOptions::forest on: the forest's held-out score on the same draws (first_draw first).
+  SlowdownSummary heldout_forest;
+  std::vector<SlowdownSummary> heldout_forest_repeats;
+  ForestOptions forest{.trees = 0};
 };
 
 FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options);
 
 // The report `aot-runner fit --json` prints: kernel, arch, num_configs, tree_depth, heldout,
 // heldout_fully_measured (with its "shapes" count), best_single_config, default_config, plus
-// training scores and the fit's details, among them the `worst` slowest held-out shapes.
+// training scores and the fit's details, among them the `worst` slowest held-out shapes; with a
+// forest scored, heldout_forest (and heldout_forest_repeated over several draws) at the end.
 nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& ts,
                                        const std::string& arch, std::size_t worst = 10);
 

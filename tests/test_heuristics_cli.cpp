@@ -91,6 +91,36 @@ TEST(CliFit, RepeatsAddTheSpreadOverFoldDrawsAndZeroRepeatsIsAUsageError) {
   EXPECT_NE(bad.find("--repeats must be in [1, 1000], got 0"), std::string::npos) << bad;
 }
 
+// --forest-trees adds the forest's held-out scores (same fold draws) after the tree's, whose report
+// does not move; out-of-range values are usage errors naming the value.
+TEST(CliFit, ForestTreesAddTheForestsHeldOutScoresAndRejectBadCounts) {
+  test::TempDir dir;
+  const std::string db = cost_model_jagged_sum_db(dir);
+  const auto plain = fit_report(db, "--repeats 2");
+  EXPECT_FALSE(plain.contains("heldout_forest"));
+  const auto j = fit_report(db, "--repeats 2 --forest-trees 4 --forest-configs all");
+  EXPECT_EQ(j["heldout"], plain["heldout"]);
+  EXPECT_EQ(j["heldout_repeated"], plain["heldout_repeated"]);
+  EXPECT_EQ(j["heldout_forest"]["trees"].get<int>(), 4);
+  EXPECT_EQ(j["heldout_forest"]["configs"], "all");
+  EXPECT_GE(j["heldout_forest"]["geomean_slowdown"].get<double>(), 1.0);
+  EXPECT_EQ(j["heldout_forest_repeated"]["repeats"].get<int>(), 2);
+  int code = -1;
+  const std::string text =
+      aot_runner(fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --forest-trees 2", db), &code);
+  EXPECT_EQ(code, 0);
+  EXPECT_NE(text.find("held-out, forest x2 d12 (subset)"), std::string::npos) << text;
+  for (const char* bad : {"-1", "257"}) {
+    const std::string out = aot_runner(
+        fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --forest-trees {} 2>&1", db, bad), &code);
+    EXPECT_EQ(code, 2) << bad;
+    EXPECT_NE(out.find(fmt::format("--forest-trees must be in [0, 256], got {}", bad)), std::string::npos) << out;
+  }
+  const std::string configs = aot_runner(
+      fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --forest-trees 2 --forest-configs some 2>&1", db), &code);
+  EXPECT_EQ(code, 2);
+}
+
 // The held-out slowdowns by size class of bytes moved: every shape in exactly one class, each
 // class's statistics those of its shapes' slowdowns (checked against the full per-shape list).
 TEST(CliFit, ReportsTheHeldOutSlowdownBySizeClass) {

@@ -28,6 +28,10 @@ struct FitArgs {
   std::size_t worst = 10;
   double cap = 1.25;
   bool json = false;
+  std::size_t forest_trees = 0;
+  int forest_depth = heuristics::ForestOptions{}.max_depth;
+  std::size_t forest_min_leaf = heuristics::ForestOptions{}.min_leaf;
+  std::string forest_configs = "subset";
 };
 
 void print_table(const nlohmann::ordered_json& r) {
@@ -68,6 +72,20 @@ void print_table(const nlohmann::ordered_json& r) {
                  num(rep["max_slowdown"][stat]));
     }
   }
+  if (r.contains("heldout_forest")) {
+    const auto& f = r["heldout_forest"];
+    const std::string what = fmt::format("forest x{} d{} ({})", f["trees"].get<std::size_t>(),
+                                         f["max_depth"].get<int>(), f["configs"].get<std::string>());
+    fmt::print("{:<38} {:>9} {:>9} {:>9}\n", fmt::format("held-out, {}", what), num(f["geomean_slowdown"]),
+               num(f["p95_slowdown"]), num(f["max_slowdown"]));
+    if (r.contains("heldout_forest_repeated")) {
+      const auto& rep = r["heldout_forest_repeated"];
+      fmt::print("{:<38} {:>9} {:>9} {:>9}\n",
+                 fmt::format("held-out, {}, mean of {} draws", what, rep["repeats"].get<std::size_t>()),
+                 num(rep["geomean_slowdown"]["mean"]), num(rep["p95_slowdown"]["mean"]),
+                 num(rep["max_slowdown"]["mean"]));
+    }
+  }
 }
 
 }  // namespace
@@ -79,7 +97,8 @@ void register_fit(CLI::App& app) {
   cmd->footer(
       "Examples: aot-runner fit --kernel jagged_sum --arch sm90 --json\n"
       "          aot-runner fit --kernel jagged_sum --repeats 10   # held-out over 10 fold draws\n"
-      "          aot-runner fit --kernel jagged_mean --draw 1 --worst 20 --json   # draw 1's worst picks");
+      "          aot-runner fit --kernel jagged_mean --draw 1 --worst 20 --json   # draw 1's worst picks\n"
+      "          aot-runner fit --kernel jagged_sum --repeats 10 --forest-trees 8   # tree vs a forest of 8");
   cmd->add_option("--kernel", args->kernel, "Kernel name (see `aot-runner list`)")->required();
   auto* arch = cmd->add_option("--arch", args->arch, "Architecture of the database, e.g. sm90")
                    ->capture_default_str();
@@ -102,6 +121,36 @@ void register_fit(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--cap", args->cap, "Worst-case slowdown the config subset tries to stay under")
       ->capture_default_str();
+  cmd->add_option("--forest-trees", args->forest_trees,
+                  "Also score an average of N extremely randomised trees (heuristics/forest.h) by the "
+                  "same nested cross-validation, on the same fold draws: heldout_forest (and, with "
+                  "--repeats, heldout_forest_repeated) hold its held-out slowdowns against each shape's "
+                  "best, comparable with heldout. For comparison only: the fitted model, emit and "
+                  "dispatch stay the one tree. 0: off")
+      ->capture_default_str()
+      ->check([](const std::string& v) -> std::string {
+        // CLI11 has parsed nothing yet: a negative value would wrap around in size_t.
+        long long n = -1;
+        try {
+          std::size_t used = 0;
+          n = std::stoll(v, &used);
+          if (used != v.size()) n = -1;
+        } catch (const std::exception&) {
+          n = -1;
+        }
+        return n >= 0 && n <= 256 ? std::string() : "--forest-trees must be in [0, 256], got " + v;
+      });
+  cmd->add_option("--forest-depth", args->forest_depth, "Depth limit of every forest tree")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 30));
+  cmd->add_option("--forest-min-leaf", args->forest_min_leaf, "Fewest training shapes in a forest leaf")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--forest-configs", args->forest_configs,
+                  "Configs the forest predicts and may pick: 'subset' (fitted on each fold's training "
+                  "shapes, of the size the tree's cross-validation chose there, as the tree's) or 'all'")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"subset", "all"}));
   cmd->add_flag("--json", args->json, "Print the report as JSON");
   cmd->callback([args, arch] {
     find_kernel(args->kernel);  // unknown kernel: a usage error listing the known ones
@@ -138,6 +187,11 @@ void register_fit(CLI::App& app) {
     options.first_draw = args->draw;
     options.cv.subset.max_configs = args->max_configs;
     options.cv.subset.worst_case_cap = args->cap;
+    options.forest.trees = args->forest_trees;
+    options.forest.max_depth = args->forest_depth;
+    options.forest.min_leaf = args->forest_min_leaf;
+    options.forest.configs =
+        args->forest_configs == "all" ? heuristics::ForestConfigs::all : heuristics::ForestConfigs::subset;
     const heuristics::TrainingSet ts = heuristics::training_set_from_database(*db);
     if (ts.num_shapes() == 0)
       throw Error(fmt::format("{} has no shape with a passing config: nothing to fit", path));

@@ -1,0 +1,259 @@
+#include "heuristics/forest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "heuristics/config_subset.h"
+#include "heuristics/row_bound.h"
+#include "kernels/common/errors.h"
+#include "tuner/stable_hash.h"
+
+namespace aotune::heuristics {
+
+namespace {
+
+// Summed squares of up to a few hundred shapes x 76 configs x 1.5e6 overflow 64 bits.
+__extension__ typedef __int128 Int128;
+
+// Thresholds are drawn in log space, as heldout_forest.py draws them on log2(1 + |x|): sizes span
+// decades, and a uniform draw on raw values would almost always split off the largest shapes.
+// The sign is kept (the imputation's mapping) so a negative feature still orders. The draw is
+// mapped back to a raw threshold, so prediction compares raw features as find_leaf does, and
+// training partitions with that same comparison. (libm's log2 / exp2 may differ in the last bit
+// between machines; that could move a partition only where a draw lands within an ulp of a
+// feature value.)
+double to_log_space(double x) { return x >= 0 ? std::log2(1 + x) : -std::log2(1 - x); }
+double from_log_space(double t) { return t >= 0 ? std::exp2(t) - 1 : 1 - std::exp2(-t); }
+
+// A double in [0, 1) from the generator's raw 64 bits (53 of them): the same on every machine.
+double unit_interval(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1p-53; }
+
+struct Grower {
+  explicit Grower(const ForestOptions& o) : options(o) {}
+  const ForestOptions& options;
+  std::size_t num_cols = 0, num_features = 0;
+  std::vector<double> raw;         // rows x features, the training set's values
+  std::vector<double> logged;      // rows x features, to_log_space(raw)
+  std::vector<int32_t> target;     // rows x cols, clipped ln slowdown in millionths
+  std::vector<uint8_t> failed;     // rows x cols: broken (legal, failed its check)
+
+  Forest* out = nullptr;
+  std::vector<TreeNode>* tree = nullptr;  // the tree being grown, indices relative to its root
+  std::mt19937_64 rng;
+
+  // Appends a leaf for `rows` and returns its index in the tree.
+  int32_t leaf(const std::vector<std::size_t>& rows, const std::vector<int64_t>& sum) {
+    const auto at = static_cast<int32_t>(tree->size());
+    tree->push_back({-1, static_cast<int32_t>(out->leaf_values.size()), static_cast<int32_t>(num_cols), 0.0});
+    const auto n = static_cast<int64_t>(rows.size());
+    for (std::size_t k = 0; k < num_cols; ++k) {
+      int64_t value = (sum[k] + n / 2) / n;  // targets are >= 0: rounds half up
+      for (const std::size_t r : rows)
+        if (failed[r * num_cols + k]) {
+          value += kFailedInLeaf;
+          break;
+        }
+      out->leaf_values.push_back(static_cast<int32_t>(value));
+    }
+    return at;
+  }
+
+  std::vector<int64_t> column_sums(const std::vector<std::size_t>& rows) const {
+    std::vector<int64_t> sum(num_cols, 0);
+    for (const std::size_t r : rows)
+      for (std::size_t k = 0; k < num_cols; ++k) sum[k] += target[r * num_cols + k];
+    return sum;
+  }
+
+  bool all_targets_equal(const std::vector<std::size_t>& rows) const {
+    for (const std::size_t r : rows)
+      if (!std::equal(&target[r * num_cols], &target[r * num_cols] + num_cols, &target[rows[0] * num_cols]))
+        return false;
+    return true;
+  }
+
+  // sum_k s_k^2 / n, floored: the part of the summed squared error a side removes (the rest, the
+  // sum of squares, is the same for every split of a node), as sklearn's proxy improvement.
+  static Int128 explained(const std::vector<int64_t>& s, std::size_t n) {
+    Int128 total = 0;
+    for (const int64_t v : s) total += static_cast<Int128>(v) * v;
+    return total / static_cast<Int128>(n);
+  }
+
+  int32_t grow(const std::vector<std::size_t>& rows, int depth) {
+    const std::vector<int64_t> sum = column_sums(rows);
+    if (depth >= options.max_depth || rows.size() < 2 * std::max<std::size_t>(1, options.min_leaf) ||
+        all_targets_equal(rows))
+      return leaf(rows, sum);
+    // One random threshold per feature that varies here; keep the best (first on ties).
+    int32_t best_feature = -1;
+    double best_threshold = 0;
+    Int128 best_score = -1;
+    std::vector<int64_t> left(num_cols), right(num_cols);
+    for (std::size_t f = 0; f < num_features; ++f) {
+      double lo = logged[rows[0] * num_features + f], hi = lo;
+      for (const std::size_t r : rows) {
+        lo = std::min(lo, logged[r * num_features + f]);
+        hi = std::max(hi, logged[r * num_features + f]);
+      }
+      if (!(lo < hi)) continue;  // constant here: no draw, so other features' draws do not move
+      // std::fma rounds once on every machine; a plain a * b + c may or may not be contracted.
+      const double threshold = from_log_space(std::fma(unit_interval(rng), hi - lo, lo));
+      std::fill(left.begin(), left.end(), 0);
+      std::size_t n_left = 0;
+      for (const std::size_t r : rows) {
+        if (!(raw[r * num_features + f] < threshold)) continue;  // as find_leaf: NaN goes right
+        ++n_left;
+        for (std::size_t k = 0; k < num_cols; ++k) left[k] += target[r * num_cols + k];
+      }
+      const std::size_t n_right = rows.size() - n_left;
+      if (n_left < std::max<std::size_t>(1, options.min_leaf) || n_right < std::max<std::size_t>(1, options.min_leaf))
+        continue;
+      for (std::size_t k = 0; k < num_cols; ++k) right[k] = sum[k] - left[k];
+      const Int128 score = explained(left, n_left) + explained(right, n_right);
+      if (score > best_score) {
+        best_score = score;
+        best_feature = static_cast<int32_t>(f);
+        best_threshold = threshold;
+      }
+    }
+    if (best_feature < 0) return leaf(rows, sum);
+    std::vector<std::size_t> left_rows, right_rows;
+    for (const std::size_t r : rows)
+      (raw[r * num_features + static_cast<std::size_t>(best_feature)] < best_threshold ? left_rows : right_rows)
+          .push_back(r);
+    const auto at = static_cast<int32_t>(tree->size());
+    tree->push_back({best_feature, 0, 0, best_threshold});
+    const int32_t l = grow(left_rows, depth + 1);
+    const int32_t r = grow(right_rows, depth + 1);
+    (*tree)[static_cast<std::size_t>(at)].left = l;
+    (*tree)[static_cast<std::size_t>(at)].right = r;
+    return at;
+  }
+};
+
+}  // namespace
+
+Forest fit_forest(const TrainingSet& ts, std::span<const std::size_t> rows,
+                  std::vector<std::size_t> configs, const ForestOptions& options) {
+  if (options.max_depth < 0) throw InvalidArgument("forest max_depth must be >= 0");
+  if (!(options.clip > 0)) throw InvalidArgument("forest clip must be > 0");
+  std::sort(configs.begin(), configs.end());
+  configs.erase(std::unique(configs.begin(), configs.end()), configs.end());
+  if (configs.size() > 65535) throw InvalidArgument("forest: too many configs for 16-bit positions");
+  Forest forest;
+  for (const std::size_t c : configs) {
+    if (c >= ts.num_configs()) throw InvalidArgument("forest: config index out of range");
+    forest.configs.push_back(static_cast<uint32_t>(c));
+  }
+  if (rows.empty() || configs.empty()) return forest;
+
+  Grower g(options);
+  g.num_cols = configs.size();
+  g.num_features = ts.num_features();
+  const int64_t clip = log_cost_of(std::exp(options.clip));
+  for (const std::size_t row : rows) {
+    const double* x = ts.features_of(row);
+    for (std::size_t f = 0; f < g.num_features; ++f) {
+      g.raw.push_back(x[f]);
+      g.logged.push_back(to_log_space(x[f]));
+    }
+    for (const std::size_t c : configs) {
+      const int64_t cost = ts.cost_at(row, c);
+      g.target.push_back(static_cast<int32_t>(cost < 0 ? clip : std::min(cost, clip)));
+      g.failed.push_back(ts.kind_at(row, c) == CellKind::broken ? 1 : 0);
+    }
+  }
+  g.out = &forest;
+  std::vector<std::size_t> local(rows.size());
+  std::iota(local.begin(), local.end(), std::size_t{0});
+  for (std::size_t t = 0; t < options.trees; ++t) {
+    // Each tree its own stream, so a forest of 16 holds the forest of 8 as its first half.
+    g.rng.seed(tuner::mix64(options.seed * 0x9e3779b97f4a7c15ull + t + 1));
+    std::vector<TreeNode> tree;
+    g.tree = &tree;
+    g.grow(local, 0);
+    forest.roots.push_back(static_cast<int32_t>(forest.nodes.size()));
+    forest.nodes.insert(forest.nodes.end(), tree.begin(), tree.end());
+  }
+  return forest;
+}
+
+void forest_costs(const Forest& forest, const double* x, int64_t* costs) {
+  const std::size_t k = forest.configs.size();
+  std::fill(costs, costs + k, 0);
+  for (const int32_t root : forest.roots) {
+    const TreeNode* nodes = &forest.nodes[static_cast<std::size_t>(root)];
+    const int32_t* values = &forest.leaf_values[static_cast<std::size_t>(nodes[find_leaf(nodes, x)].left)];
+    for (std::size_t i = 0; i < k; ++i) costs[i] += values[i];
+  }
+}
+
+std::vector<uint16_t> forest_ranking(const Forest& forest, const double* x) {
+  std::vector<int64_t> costs(forest.configs.size());
+  forest_costs(forest, x, costs.data());
+  std::vector<uint16_t> order(costs.size());
+  std::iota(order.begin(), order.end(), uint16_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](uint16_t a, uint16_t b) { return costs[a] < costs[b]; });
+  return order;
+}
+
+Choice route_forest(const Forest& forest, const TrainingSet& ts, std::size_t row) {
+  const double* x = ts.features_of(row);
+  // The ranking as one leaf's list, walked by the very function route() uses, so the forest and
+  // the tree pass over illegal and row-bound configs, and fall back, in the same way.
+  const std::vector<uint16_t> ranking =
+      forest.roots.empty() ? std::vector<uint16_t>{} : forest_ranking(forest, x);
+  const TreeNode leaf{-1, 0, static_cast<int32_t>(ranking.size()), 0.0};
+  const HeuristicView view = make_view(std::span<const TreeNode>(&leaf, forest.roots.empty() ? 0 : 1), ranking,
+                                       std::span<const uint16_t>(), forest.configs);
+  const bool bound = longest_row_past_bound(ts.kernel, ts.feature_names, x);
+  const RowBoundFeatures bound_features = bound ? row_bound_features(ts.feature_names, x) : RowBoundFeatures{};
+  Choice c = choose_config_avoiding(
+      view, x, ts.default_config, static_cast<uint32_t>(ts.num_configs()),
+      [&](uint32_t i) { return ts.is_legal(row, i); },
+      [&](uint32_t i) { return bound && config_past_row_bound(ts.kernel, ts.config_ids[i], bound_features); });
+  if (c.leaf == 0) c.leaf = -1;  // no tree node to point at
+  return c;
+}
+
+std::vector<std::size_t> forest_config_columns(const TrainingSet& ts, std::span<const std::size_t> rows,
+                                               ForestConfigs which, const SubsetOptions& subset,
+                                               std::size_t subset_size) {
+  if (which == ForestConfigs::all) {
+    std::vector<std::size_t> all(ts.num_configs());
+    std::iota(all.begin(), all.end(), std::size_t{0});
+    return all;
+  }
+  SubsetOptions sized = subset;
+  if (subset_size > 0) sized.max_configs = subset_size;
+  return select_config_subset(ts, rows, sized);
+}
+
+HeldOut heldout_forest_choices(const TrainingSet& ts, const CrossValidationOptions& cv,
+                               const ForestOptions& options, std::span<const std::size_t> subset_sizes) {
+  const std::vector<std::size_t> rows = all_rows(ts);
+  HeldOut out;
+  out.choices.resize(rows.size());
+  out.fold_of = assign_folds(ts, rows, cv.folds, cv.fold_salt);
+  if (rows.empty()) return out;
+  const std::size_t k = *std::max_element(out.fold_of.begin(), out.fold_of.end()) + 1;
+  if (!subset_sizes.empty() && subset_sizes.size() != k)
+    throw InvalidArgument("heldout_forest_choices: one subset size per fold expected");
+  std::vector<std::size_t> train, test;
+  for (std::size_t fold = 0; fold < k; ++fold) {
+    train.clear();
+    test.clear();
+    for (std::size_t i = 0; i < rows.size(); ++i) (out.fold_of[i] == fold ? test : train).push_back(rows[i]);
+    const Forest forest = fit_forest(
+        ts, train,
+        forest_config_columns(ts, train, options.configs, cv.subset, subset_sizes.empty() ? 0 : subset_sizes[fold]),
+        options);
+    for (const std::size_t row : test) out.choices[row] = route_forest(forest, ts, row);
+  }
+  return out;
+}
+
+}  // namespace aotune::heuristics
