@@ -33,6 +33,10 @@ struct FitScores {
   std::size_t folds = 0;
   int max_depth = 0;
   std::size_t min_leaf = 1;
+  // Both models' held-out geomeans on the same folds, whichever shipped (heldout is the shipped
+  // one's); tree_geomean only when a forest was scored.
+  double tree_geomean = 0;
+  double forest_geomean = 0;
 };
 
 struct KernelEntry {

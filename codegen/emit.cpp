@@ -98,6 +98,8 @@ void fill_from_fit(KernelEntry& entry, const tuner::ResultsDatabase& db,
   s.folds = fit.heldout_detail.per_fold.size();
   s.max_depth = fit.params.max_depth;
   s.min_leaf = fit.params.min_leaf;
+  s.tree_geomean = rounded(fit.heldout_tree.geomean);
+  s.forest_geomean = fit.heldout_forest_repeats.empty() ? 0 : rounded(fit.heldout_forest.geomean);
   entry.scores = s;
 }
 

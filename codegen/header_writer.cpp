@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -43,9 +44,20 @@ void banner_for(const KernelEntry& k, const std::string& arch, std::string& out)
   out += fmt::format("//   best single config {}: geomean {:.4f}\n", s.best_single_id,
                      s.best_single_geomean);
   out += fmt::format("//   default config {}: geomean {:.4f}\n", s.default_id, s.default_geomean);
-  out += fmt::format(
-      "//   {} configs, tree depth {} (max depth {} and min leaf {} from cross-validation)\n",
-      k.config_ids.size(), k.model.depth(), s.max_depth, s.min_leaf);
+  if (k.model.is_forest()) {
+    out += fmt::format(
+        "//   {} configs, a forest of {} randomised trees (depth <= {}): held-out geomean {:.4f} "
+        "against {:.4f} for one tree\n",
+        k.config_ids.size(), k.model.roots.size(), k.model.depth(), s.forest_geomean, s.tree_geomean);
+  } else {
+    out += fmt::format(
+        "//   {} configs, tree depth {} (max depth {} and min leaf {} from cross-validation)\n",
+        k.config_ids.size(), k.model.depth(), s.max_depth, s.min_leaf);
+    if (s.forest_geomean > 0) {
+      out += fmt::format(
+          "//   (a forest held out at {:.4f}: not 0.5 % better, so the tree ships)\n", s.forest_geomean);
+    }
+  }
   (void)arch;
 }
 
@@ -67,6 +79,15 @@ std::string leaf_comment(const KernelEntry& k, const heuristics::TreeNode& n) {
         (r ? ", " : "") + k.config_ids[k.model.leaf_configs[static_cast<std::size_t>(n.left + r)]];
   }
   return "leaf: " + ids;
+}
+
+// A forest leaf: its cheapest config (the costs themselves are in leaf_values).
+std::string forest_leaf_comment(const KernelEntry& k, const heuristics::TreeNode& n) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < k.config_ids.size(); ++i)
+    if (k.model.leaf_values[static_cast<std::size_t>(n.left) + i] < k.model.leaf_values[static_cast<std::size_t>(n.left) + best])
+      best = i;
+  return "leaf: cheapest " + k.config_ids[best];
 }
 
 void kernel_struct(const KernelEntry& k, std::string& out) {
@@ -91,14 +112,20 @@ void kernel_struct(const KernelEntry& k, std::string& out) {
   out +=
       "  // Pre-order {feature, left, right, threshold}: go left when features[feature] < "
       "threshold.\n";
-  out += "  // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.\n";
+  if (k.model.is_forest()) {
+    out += "  // A forest: tree t starts at roots[t], its child indices relative to that root; a leaf\n";
+    out += "  // (feature -1) holds the configs' predicted costs at leaf_values[left .. left + right),\n";
+    out += "  // summed over the trees, cheapest first.\n";
+  } else {
+    out += "  // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.\n";
+  }
   out += fmt::format("  static constexpr std::array<aotune::heuristics::TreeNode, {}> tree = {}",
                      k.model.nodes.size(), k.model.nodes.empty() ? "{};\n" : "{{\n");
   for (std::size_t i = 0; i < k.model.nodes.size(); ++i) {
     const heuristics::TreeNode& n = k.model.nodes[i];
     const std::string comment =
         heuristics::is_leaf(n)
-            ? leaf_comment(k, n)
+            ? (k.model.is_forest() ? forest_leaf_comment(k, n) : leaf_comment(k, n))
             : fmt::format("{} < {:.6g} ? {} : {}", k.features[static_cast<std::size_t>(n.feature)],
                           n.threshold, n.left, n.right);
     out += fmt::format("      {{{}, {}, {}, {}}},  // {}: {}\n", n.feature, n.left, n.right,
@@ -117,6 +144,24 @@ void kernel_struct(const KernelEntry& k, std::string& out) {
       "config.\n";
   out += fmt::format("  static constexpr std::array<std::uint16_t, {}> fallback = {};\n",
                      k.model.fallback.size(), u16_array(k.model.fallback));
+  // One line for short arrays; a leaf's costs per line for leaf_values.
+  auto i32_array = [](const std::vector<int32_t>& v, std::size_t per_line) {
+    std::string s = "{";
+    if (per_line == 0) {
+      for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+      return s + "}";
+    }
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (i % per_line == 0) s += "\n     ";
+      s += " " + std::to_string(v[i]) + ",";
+    }
+    return s + (v.empty() ? "}" : "\n  }");
+  };
+  out += "  // Forest only (empty for one tree): each tree's first node, and the leaves' costs.\n";
+  out += fmt::format("  static constexpr std::array<std::int32_t, {}> roots = {};\n", k.model.roots.size(),
+                     i32_array(k.model.roots, 0));
+  out += fmt::format("  static constexpr std::array<std::int32_t, {}> leaf_values = {};\n",
+                     k.model.leaf_values.size(), i32_array(k.model.leaf_values, std::max<std::size_t>(k.config_ids.size(), 1)));
   out += "};\n\n";
 }
 

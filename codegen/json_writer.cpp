@@ -29,7 +29,9 @@ ordered_json scores_json(const FitScores& s) {
        {{"id", s.default_id}, {"geomean_slowdown", heuristics::json_number(s.default_geomean)}}},
       {"folds", s.folds},
       {"max_depth", s.max_depth},
-      {"min_leaf", s.min_leaf}};
+      {"min_leaf", s.min_leaf},
+      {"tree_geomean_slowdown", heuristics::json_number(s.tree_geomean)},
+      {"forest_geomean_slowdown", heuristics::json_number(s.forest_geomean)}};
 }
 
 ordered_json kernel_json(const KernelEntry& k) {
@@ -54,6 +56,9 @@ ordered_json kernel_json(const KernelEntry& k) {
   j["tree"] = tree;
   j["leaf_configs"] = k.model.leaf_configs;
   j["fallback"] = k.model.fallback;
+  // A forest (empty for one tree): tree roots in "tree", and the leaves' predicted costs.
+  j["roots"] = k.model.roots;
+  j["leaf_values"] = k.model.leaf_values;
   return j;
 }
 

@@ -145,11 +145,64 @@ FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options) {
     cv.fold_salt = draw;
     return cv;
   };
+  auto picks_of = [](const HeldOut& h) {
+    std::vector<std::optional<uint32_t>> picks;
+    for (const Choice& c : h.choices) picks.push_back(picked(c));
+    return picks;
+  };
   fit.draw = options.first_draw;
-  fit.heldout_detail = heldout_choices(ts, cv_of_draw(fit.draw));
-  std::vector<std::optional<uint32_t>> heldout, training;
-  for (const Choice& c : fit.heldout_detail.choices) heldout.push_back(picked(c));
-  fit.heldout = summarize_picks(ts, heldout, &fit.heldout_slowdowns);
+  fit.forest = options.forest;
+  const bool with_forest = options.forest.trees > 0;
+  // The forest on the tree's fold draws, its config subset of the size the tree's inner
+  // cross-validation chose on the same training folds.
+  auto forest_heldout = [&](uint64_t draw, const HeldOut& tree_heldout) {
+    std::vector<std::size_t> sizes;
+    for (const HyperParams& p : tree_heldout.per_fold) sizes.push_back(p.max_configs);
+    return heldout_forest_choices(ts, cv_of_draw(draw), options.forest, sizes);
+  };
+  const HeldOut tree_detail = heldout_choices(ts, cv_of_draw(fit.draw));
+  HeldOut forest_detail;
+  fit.heldout_tree = summarize_picks(ts, picks_of(tree_detail));
+  fit.heldout_tree_repeats.push_back(fit.heldout_tree);
+  if (with_forest) {
+    forest_detail = forest_heldout(fit.draw, tree_detail);
+    fit.heldout_forest = summarize_picks(ts, picks_of(forest_detail));
+    fit.heldout_forest_repeats.push_back(fit.heldout_forest);
+  }
+  for (std::size_t r = 1; r < options.repeats; ++r) {
+    const HeldOut draw_heldout = heldout_choices(ts, cv_of_draw(fit.draw + r));
+    fit.heldout_tree_repeats.push_back(summarize_picks(ts, picks_of(draw_heldout)));
+    if (with_forest)
+      fit.heldout_forest_repeats.push_back(summarize_picks(ts, picks_of(forest_heldout(fit.draw + r, draw_heldout))));
+  }
+  // The model shipped: the forest only where it holds out better than the tree by the margin, on
+  // the canonical fold draw 0 whatever --draw and --repeats say (so `emit`, which scores draw 0,
+  // and every `fit` agree on the model).
+  if (with_forest && options.model == ModelChoice::best) {
+    double tree_g = fit.heldout_tree.geomean, forest_g = fit.heldout_forest.geomean;
+    if (fit.draw != 0) {
+      const HeldOut tree0 = heldout_choices(ts, cv_of_draw(0));
+      tree_g = summarize_picks(ts, picks_of(tree0)).geomean;
+      forest_g = summarize_picks(ts, picks_of(forest_heldout(0, tree0))).geomean;
+    }
+    fit.shipped_forest = forest_g <= tree_g * kForestMargin;
+  }
+
+  fit.params = choose_hyper_params(ts, rows, options.cv);
+  if (fit.shipped_forest) {
+    fit.model = forest_heuristic(
+        fit_forest(ts, rows, forest_config_columns(ts, rows, options.forest.configs, options.cv.subset, fit.params.max_configs),
+                   options.forest),
+        ts, rows);
+    fit.heldout_detail = std::move(forest_detail);
+    fit.heldout_detail.per_fold = tree_detail.per_fold;  // the subset sizes the forest's folds used
+    fit.heldout_repeats = fit.heldout_forest_repeats;
+  } else {
+    fit.model = fit_on(ts, rows, fit.params, options.cv.subset, options.cv.criterion);
+    fit.heldout_detail = tree_detail;
+    fit.heldout_repeats = fit.heldout_tree_repeats;
+  }
+  fit.heldout = summarize_picks(ts, picks_of(fit.heldout_detail), &fit.heldout_slowdowns);
   std::vector<double> fully_measured;
   for (const std::size_t row : rows) {
     bool all = true;
@@ -158,30 +211,7 @@ FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options) {
     if (all) fully_measured.push_back(fit.heldout_slowdowns[row]);
   }
   fit.heldout_fully_measured = summarize_slowdowns(std::move(fully_measured));
-  fit.heldout_repeats.push_back(fit.heldout);
-  // The forest on the same draw, its config subset of the size the tree's inner cross-validation
-  // chose on the same training folds.
-  fit.forest = options.forest;
-  auto score_forest = [&](uint64_t draw, const HeldOut& tree_heldout) {
-    std::vector<std::size_t> sizes;
-    for (const HyperParams& p : tree_heldout.per_fold) sizes.push_back(p.max_configs);
-    std::vector<std::optional<uint32_t>> picks;
-    for (const Choice& c : heldout_forest_choices(ts, cv_of_draw(draw), options.forest, sizes).choices)
-      picks.push_back(picked(c));
-    fit.heldout_forest_repeats.push_back(summarize_picks(ts, picks));
-  };
-  if (options.forest.trees > 0) score_forest(fit.draw, fit.heldout_detail);
-  for (std::size_t r = 1; r < options.repeats; ++r) {
-    const HeldOut draw_heldout = heldout_choices(ts, cv_of_draw(fit.draw + r));
-    std::vector<std::optional<uint32_t>> picks;
-    for (const Choice& c : draw_heldout.choices) picks.push_back(picked(c));
-    fit.heldout_repeats.push_back(summarize_picks(ts, picks));
-    if (options.forest.trees > 0) score_forest(fit.draw + r, draw_heldout);
-  }
-  if (!fit.heldout_forest_repeats.empty()) fit.heldout_forest = fit.heldout_forest_repeats.front();
-
-  fit.params = choose_hyper_params(ts, rows, options.cv);
-  fit.model = fit_on(ts, rows, fit.params, options.cv.subset, options.cv.criterion);
+  std::vector<std::optional<uint32_t>> training;
   for (const std::size_t row : rows) training.push_back(picked(route(fit.model, ts, row)));
   fit.training = summarize_picks(ts, training);
 
@@ -198,6 +228,8 @@ nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& 
   j["arch"] = arch;
   j["num_configs"] = fit.model.configs.size();
   j["tree_depth"] = std::max(fit.model.depth(), 0);
+  j["model"] = fit.shipped_forest ? "forest" : "tree";
+  if (fit.shipped_forest) j["forest_trees"] = fit.model.roots.size();
   j["heldout"] = to_json(fit.heldout);
   j["heldout"]["draw"] = fit.draw;
   j["heldout_fully_measured"] = to_json(fit.heldout_fully_measured);
@@ -219,6 +251,11 @@ nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& 
   j["heldout_worst"] = worst_heldout(fit, ts, worst);
   if (ts.bytes_moved.size() == ts.num_shapes()) j["heldout_by_size"] = heldout_by_size(fit, ts);
   if (fit.heldout_repeats.size() > 1) j["heldout_repeated"] = repeated_json(fit.heldout_repeats);
+  // Both models' held-out scores on the same draws, whichever shipped (`heldout` above).
+  nlohmann::ordered_json tree = to_json(fit.heldout_tree);
+  tree["draw"] = fit.draw;
+  j["heldout_tree"] = tree;
+  if (fit.heldout_tree_repeats.size() > 1) j["heldout_tree_repeated"] = repeated_json(fit.heldout_tree_repeats);
   if (!fit.heldout_forest_repeats.empty()) {
     nlohmann::ordered_json forest = to_json(fit.heldout_forest);
     forest["draw"] = fit.draw;

@@ -16,6 +16,12 @@
 
 namespace aotune::heuristics {
 
+enum class ModelChoice : uint8_t { tree, best };
+
+// A forest ships only when it holds out at least 0.5 % better than the tree in geomean: it costs
+// selection time (hundreds of ns against tens, PERF.md "Selection speed"), so a tie keeps the tree.
+inline constexpr double kForestMargin = 0.995;
+
 struct FitOptions {
   CrossValidationOptions cv;
   // Held-out scoring repeated over this many fold draws (salts first_draw .. first_draw+repeats-1).
@@ -24,13 +30,15 @@ struct FitOptions {
   // first_draw, so any draw's catastrophic picks can be looked at; the model never depends on it.
   std::size_t repeats = 1;
   uint64_t first_draw = 0;
-  // Also score a forest (forest.h) on the same fold draws, for comparison only: the model stays
-  // the tree. trees == 0: off.
-  ForestOptions forest{.trees = 0};
+  // Also score a forest (forest.h) on the same fold draws; trees == 0: off (the tree only).
+  ForestOptions forest{};
+  // Which model FitResult::model is: always the tree, or the better of the two (the forest when
+  // its held-out geomean on fold draw 0 is at most kForestMargin times the tree's).
+  ModelChoice model = ModelChoice::best;
 };
 
 struct FitResult {
-  Heuristic model;  // fitted on every shape with cross-validated hyper-parameters
+  Heuristic model;  // fitted on every shape: the tree (cross-validated hyper-parameters) or the forest
   HyperParams params;
   HeldOut heldout_detail;
   std::vector<double> heldout_slowdowns;  // per shape, from heuristics that never saw it
@@ -44,10 +52,14 @@ struct FitResult {
   uint32_t best_single_config = 0;
   std::vector<SlowdownSummary> heldout_repeats;  // one per fold draw, first_draw first (= heldout)
   uint64_t draw = 0;                              // the fold draw of heldout and heldout_detail
-  // With FitOptions::forest on: the forest's held-out score on the same draws (first_draw first).
+  // Each model's held-out score on the same draws (first_draw first), whichever shipped; the
+  // forest's only with FitOptions::forest on.
+  SlowdownSummary heldout_tree;
+  std::vector<SlowdownSummary> heldout_tree_repeats;
   SlowdownSummary heldout_forest;
   std::vector<SlowdownSummary> heldout_forest_repeats;
   ForestOptions forest{.trees = 0};
+  bool shipped_forest = false;  // model is the forest (model.is_forest())
 };
 
 FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options);

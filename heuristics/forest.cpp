@@ -6,6 +6,7 @@
 #include <random>
 
 #include "heuristics/config_subset.h"
+#include "heuristics/decision_tree.h"
 #include "heuristics/row_bound.h"
 #include "kernels/common/errors.h"
 #include "tuner/stable_hash.h"
@@ -200,23 +201,23 @@ std::vector<uint16_t> forest_ranking(const Forest& forest, const double* x) {
   return order;
 }
 
+Heuristic forest_heuristic(const Forest& forest, const TrainingSet& ts, std::span<const std::size_t> rows) {
+  Heuristic h;
+  if (forest.roots.empty()) return h;  // no trees: an untuned heuristic, as an empty tree
+  if (forest.configs.size() > static_cast<std::size_t>(kMaxForestConfigs))
+    throw InvalidArgument("forest: " + std::to_string(forest.configs.size()) + " configs, the run-time walk ranks at most " +
+                          std::to_string(kMaxForestConfigs));
+  h.configs = forest.configs;
+  h.nodes = forest.nodes;
+  h.roots = forest.roots;
+  h.leaf_values = forest.leaf_values;
+  const std::vector<std::size_t> columns(forest.configs.begin(), forest.configs.end());
+  h.fallback = rank_configs(ts, rows, columns, false);
+  return h;
+}
+
 Choice route_forest(const Forest& forest, const TrainingSet& ts, std::size_t row) {
-  const double* x = ts.features_of(row);
-  // The ranking as one leaf's list, walked by the very function route() uses, so the forest and
-  // the tree pass over illegal and row-bound configs, and fall back, in the same way.
-  const std::vector<uint16_t> ranking =
-      forest.roots.empty() ? std::vector<uint16_t>{} : forest_ranking(forest, x);
-  const TreeNode leaf{-1, 0, static_cast<int32_t>(ranking.size()), 0.0};
-  const HeuristicView view = make_view(std::span<const TreeNode>(&leaf, forest.roots.empty() ? 0 : 1), ranking,
-                                       std::span<const uint16_t>(), forest.configs);
-  const bool bound = longest_row_past_bound(ts.kernel, ts.feature_names, x);
-  const RowBoundFeatures bound_features = bound ? row_bound_features(ts.feature_names, x) : RowBoundFeatures{};
-  Choice c = choose_config_avoiding(
-      view, x, ts.default_config, static_cast<uint32_t>(ts.num_configs()),
-      [&](uint32_t i) { return ts.is_legal(row, i); },
-      [&](uint32_t i) { return bound && config_past_row_bound(ts.kernel, ts.config_ids[i], bound_features); });
-  if (c.leaf == 0) c.leaf = -1;  // no tree node to point at
-  return c;
+  return route(forest_heuristic(forest, ts, all_rows(ts)), ts, row);
 }
 
 std::vector<std::size_t> forest_config_columns(const TrainingSet& ts, std::span<const std::size_t> rows,
@@ -251,7 +252,8 @@ HeldOut heldout_forest_choices(const TrainingSet& ts, const CrossValidationOptio
         ts, train,
         forest_config_columns(ts, train, options.configs, cv.subset, subset_sizes.empty() ? 0 : subset_sizes[fold]),
         options);
-    for (const std::size_t row : test) out.choices[row] = route_forest(forest, ts, row);
+    const Heuristic h = forest_heuristic(forest, ts, train);
+    for (const std::size_t row : test) out.choices[row] = route(h, ts, row);
   }
   return out;
 }

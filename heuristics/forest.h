@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "heuristics/cross_validation.h"
+#include "heuristics/heuristic.h"
 #include "heuristics/training_set.h"
 #include "heuristics/tree_node.h"
 
@@ -72,9 +73,14 @@ void forest_costs(const Forest& forest, const double* x, int64_t* costs);
 // Positions of forest.configs ranked by forest_costs(), cheapest first (ties: the lower position).
 std::vector<uint16_t> forest_ranking(const Forest& forest, const double* x);
 
-// The config the forest runs for training-set shape `row`, by the tree's run-time path
-// (route()): its ranked configs, then the safe default, then any legal config, with the database's
-// legality standing in for supports() and the row bound (row_bound.h) passing configs over.
+// The forest as the flat tables a heuristic ships (heuristic.h: roots and leaf_values set), its
+// fallback list every forest config ranked over `rows` (what it was fitted on).
+Heuristic forest_heuristic(const Forest& forest, const TrainingSet& ts, std::span<const std::size_t> rows);
+
+// The config the forest runs for training-set shape `row`, by the run-time path (route() on
+// forest_heuristic()): its ranked configs, then the safe default, then any legal config, with the
+// database's legality standing in for supports() and the row bound (row_bound.h) passing configs
+// over.
 Choice route_forest(const Forest& forest, const TrainingSet& ts, std::size_t row);
 
 // The configs a fold's forest predicts: ForestConfigs::subset fits a subset on `rows` of

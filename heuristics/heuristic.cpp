@@ -7,15 +7,26 @@
 
 namespace aotune::heuristics {
 
-HeuristicView Heuristic::view() const { return make_view(nodes, leaf_configs, fallback, configs); }
+HeuristicView Heuristic::view() const {
+  HeuristicView v = make_view(nodes, leaf_configs, fallback, configs);
+  if (is_forest()) {
+    v.roots = roots.data();
+    v.num_trees = static_cast<int32_t>(roots.size());
+    v.leaf_values = leaf_values.data();
+  }
+  return v;
+}
 
 int Heuristic::depth() const {
   if (nodes.empty()) return -1;
-  std::function<int(int32_t)> depth_of = [&](int32_t i) -> int {
-    const TreeNode& n = nodes[static_cast<std::size_t>(i)];
-    return is_leaf(n) ? 0 : 1 + std::max(depth_of(n.left), depth_of(n.right));
+  std::function<int(const TreeNode*, int32_t)> depth_of = [&](const TreeNode* tree, int32_t i) -> int {
+    const TreeNode& n = tree[i];
+    return is_leaf(n) ? 0 : 1 + std::max(depth_of(tree, n.left), depth_of(tree, n.right));
   };
-  return depth_of(0);
+  if (!is_forest()) return depth_of(nodes.data(), 0);
+  int deepest = 0;
+  for (const int32_t root : roots) deepest = std::max(deepest, depth_of(&nodes[static_cast<std::size_t>(root)], 0));
+  return deepest;
 }
 
 Choice route(const Heuristic& h, const TrainingSet& ts, std::size_t row) {

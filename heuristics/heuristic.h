@@ -17,9 +17,15 @@ struct Heuristic {
   std::vector<TreeNode> nodes;         // pre-order; empty when untuned
   std::vector<uint16_t> leaf_configs;  // the leaves' ranked lists, concatenated
   std::vector<uint16_t> fallback;      // every table config, best overall first
+  // A forest (HeuristicView's num_trees > 0) when roots is not empty: nodes holds every tree, each
+  // tree's child indices relative to its root, leaves indexing num_configs costs in leaf_values.
+  std::vector<int32_t> roots;
+  std::vector<int32_t> leaf_values;
+
+  bool is_forest() const { return !roots.empty(); }
 
   HeuristicView view() const;
-  int depth() const;  // 0 for a single leaf, -1 without a tree
+  int depth() const;  // 0 for a single leaf, -1 without a tree; a forest's deepest tree
   bool empty() const { return nodes.empty(); }
 };
 

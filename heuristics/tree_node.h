@@ -39,7 +39,36 @@ struct HeuristicView {
   int32_t num_fallback = 0;
   const uint32_t* config_index = nullptr;  // table position -> index in the kernel's config space
   int32_t num_configs = 0;
+  // A forest instead of one tree (num_trees > 0; heuristics/forest.h): `nodes` holds every tree,
+  // tree t starting at roots[t] with child indices relative to that root, and a leaf's `left` is
+  // the offset of its num_configs predicted costs in leaf_values (`leaf_configs` is unused). The
+  // configs are ranked by their costs summed over the trees, cheapest first.
+  const int32_t* roots = nullptr;
+  int32_t num_trees = 0;
+  const int32_t* leaf_values = nullptr;
 };
+
+// The most configs a forest ranks: its costs and order live on the stack of every dispatch call.
+inline constexpr int32_t kMaxForestConfigs = 128;
+
+// A forest's table positions ranked by summed cost, cheapest first (ties: the lower position):
+// `order` receives h.num_configs entries. Requires h.num_trees > 0 and h.num_configs <=
+// kMaxForestConfigs (checked when a heuristic is loaded).
+constexpr void rank_by_forest(const HeuristicView& h, const double* features, uint16_t* order) {
+  int64_t cost[kMaxForestConfigs]{};
+  const int32_t k = h.num_configs;
+  for (int32_t t = 0; t < h.num_trees; ++t) {
+    const TreeNode* tree = h.nodes + h.roots[t];
+    const int32_t* values = h.leaf_values + tree[find_leaf(tree, features)].left;
+    for (int32_t i = 0; i < k; ++i) cost[i] += values[i];
+  }
+  // Insertion sort: stable, and K is at most a few dozen.
+  for (int32_t i = 0; i < k; ++i) {
+    int32_t j = i;
+    for (; j > 0 && cost[order[j - 1]] > cost[i]; --j) order[j] = order[j - 1];
+    order[j] = static_cast<uint16_t>(i);
+  }
+}
 
 // The view of tables held elsewhere (the fitter's Heuristic, the dispatch store's entries); they
 // must outlive it.
@@ -73,7 +102,19 @@ template <typename IsLegal>
 constexpr Choice choose_config(const HeuristicView& h, const double* features,
                                uint32_t default_config, uint32_t space_size, IsLegal&& legal) {
   Choice c;
-  if (h.num_nodes > 0) {
+  if (h.num_nodes > 0 && h.num_trees > 0) {
+    // A forest: its ranking stands in for a leaf's list (no single leaf: c.leaf stays -1).
+    uint16_t order[kMaxForestConfigs]{};
+    rank_by_forest(h, features, order);
+    for (int32_t r = 0; r < h.num_configs; ++r) {
+      const uint32_t config = h.config_index[order[r]];
+      if (legal(config)) return {config, ChoiceSource::leaf, -1, r};
+    }
+    for (int32_t r = 0; r < h.num_fallback; ++r) {
+      const uint32_t config = h.config_index[h.fallback[r]];
+      if (legal(config)) return {config, ChoiceSource::fallback, -1, r};
+    }
+  } else if (h.num_nodes > 0) {
     c.leaf = find_leaf(h.nodes, features);
     const TreeNode& leaf = h.nodes[c.leaf];
     for (int32_t r = 0; r < leaf.right; ++r) {

@@ -179,12 +179,15 @@ TEST(Forest, FitReportAddsTheForestOnlyWhenAsked) {
   const TrainingSet ts = piecewise_constant_set();
   FitOptions options;
   options.repeats = 2;
+  options.forest.trees = 0;
   const nlohmann::ordered_json plain = fit_report_json(fit_heuristic(ts, options), ts, "sm90");
   EXPECT_FALSE(plain.contains("heldout_forest"));
   EXPECT_FALSE(plain.contains("heldout_forest_repeated"));
+  EXPECT_EQ(plain["model"], "tree");
   options.forest = all_configs(4);
+  options.model = ModelChoice::tree;
   const nlohmann::ordered_json with = fit_report_json(fit_heuristic(ts, options), ts, "sm90");
-  // The tree's report is unchanged, the forest's objects come last.
+  // With the tree kept, its report is unchanged; the forest's objects come last.
   nlohmann::ordered_json stripped = with;
   stripped.erase("heldout_forest");
   stripped.erase("heldout_forest_repeated");

@@ -2,6 +2,7 @@
 // the tree path, the leaf's candidates and their legality. Reads the compiled heuristics plus any
 // in $AOTUNE_HEURISTIC_DIR, exactly as the dispatch library does.
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 
@@ -68,12 +69,20 @@ void register_explain(CLI::App& app) {
                j["fallback_chain"].dump(),
                e.arch_used ? arch_name(e.arch_used) + " (" + e.heuristic_source + ")"
                            : "no heuristic (default config)");
-    for (const auto& s : e.tree_path) {
-      fmt::print("  node {}: {} = {} {} {} -> {}\n", s.node, s.feature, s.value,
-                 s.went_left ? "<" : ">=", s.threshold, s.went_left ? "left" : "right");
+    const bool forest = !e.forest_leaves.empty();
+    if (forest) {
+      fmt::print("  a forest of {} trees (--json lists each tree's path); leaves {}\n", e.forest_leaves.size(),
+                 fmt::join(e.forest_leaves, ", "));
+    } else {
+      for (const auto& s : e.tree_path) {
+        fmt::print("  node {}: {} = {} {} {} -> {}\n", s.node, s.feature, s.value,
+                   s.went_left ? "<" : ">=", s.threshold, s.went_left ? "left" : "right");
+      }
     }
     for (const auto& c : e.leaf_candidates) {
-      fmt::print("  candidate {}{}\n", c.id,
+      const std::string predicted =
+          forest ? fmt::format(" predicted {:.3f}x the best", c.predicted_slowdown) : std::string();
+      fmt::print("  candidate {}{}{}\n", c.id, predicted,
                  c.legal ? (c.reason.empty() ? "" : " (" + c.reason + ")") : " (illegal: " + c.reason + ")");
     }
     fmt::print("config {} ({}, rank {})\n", e.config_id, heuristics::to_string(e.source), e.rank);

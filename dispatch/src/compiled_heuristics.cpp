@@ -45,6 +45,8 @@ void add_kernel(std::vector<KernelHeuristic>& out, std::vector<std::string>* war
       h.nodes.assign(Tables::tree.begin(), Tables::tree.end());
       h.leaf_configs.assign(Tables::leaf_configs.begin(), Tables::leaf_configs.end());
       h.fallback.assign(Tables::fallback.begin(), Tables::fallback.end());
+      h.roots.assign(Tables::roots.begin(), Tables::roots.end());
+      h.leaf_values.assign(Tables::leaf_values.begin(), Tables::leaf_values.end());
       resolve_and_check(h, find_kernel(h.kernel));
       out.push_back(std::move(h));
     } catch (const Error& e) {

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <cmath>
+
 #include "aotune/arch_fallback.h"
 #include "dispatch/src/select_config.h"
 #include "heuristics/row_bound.h"
@@ -11,17 +13,20 @@ namespace aotune::dispatch {
 
 namespace {
 
-void walk_tree(const KernelHeuristic& h, const std::vector<double>& x, Explanation& e) {
+// One tree's walk from its first node `base` (child indices relative to it), recorded step by
+// step: the leaf's node index.
+int32_t walk_tree(const KernelHeuristic& h, int32_t tree, int32_t base, const std::vector<double>& x,
+                  Explanation& e) {
   int32_t i = 0;
-  while (!heuristics::is_leaf(h.nodes[static_cast<std::size_t>(i)])) {
-    const heuristics::TreeNode& n = h.nodes[static_cast<std::size_t>(i)];
+  while (!heuristics::is_leaf(h.nodes[static_cast<std::size_t>(base + i)])) {
+    const heuristics::TreeNode& n = h.nodes[static_cast<std::size_t>(base + i)];
     const double value = x[static_cast<std::size_t>(n.feature)];
     const bool left = value < n.threshold;
     e.tree_path.push_back(
-        {i, h.features[static_cast<std::size_t>(n.feature)], value, n.threshold, left});
+        {tree, base + i, h.features[static_cast<std::size_t>(n.feature)], value, n.threshold, left});
     i = left ? n.left : n.right;
   }
-  e.leaf = i;
+  return base + i;
 }
 
 }  // namespace
@@ -50,10 +55,34 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
     e.arch_used = h->arch;
     e.heuristic_source = h->source;
     view = h->view();
-    walk_tree(*h, x, e);
-    const heuristics::TreeNode& leaf = h->nodes[static_cast<std::size_t>(e.leaf)];
-    for (int32_t r = 0; r < leaf.right; ++r) {
-      const uint32_t c = h->configs[h->leaf_configs[static_cast<std::size_t>(leaf.left + r)]];
+    // The configs in the order the walk tries them: a tree's leaf list, or a forest's ranking by
+    // summed predicted cost.
+    std::vector<uint32_t> order;
+    std::vector<double> predicted;
+    if (h->roots.empty()) {
+      e.leaf = walk_tree(*h, 0, 0, x, e);
+      const heuristics::TreeNode& leaf = h->nodes[static_cast<std::size_t>(e.leaf)];
+      for (int32_t r = 0; r < leaf.right; ++r)
+        order.push_back(h->configs[h->leaf_configs[static_cast<std::size_t>(leaf.left + r)]]);
+    } else {
+      const std::size_t k = h->configs.size();
+      std::vector<int64_t> cost(k, 0);
+      for (std::size_t t = 0; t < h->roots.size(); ++t) {
+        const int32_t leaf = walk_tree(*h, static_cast<int32_t>(t), h->roots[t], x, e);
+        e.forest_leaves.push_back(leaf);
+        const auto offset = static_cast<std::size_t>(h->nodes[static_cast<std::size_t>(leaf)].left);
+        for (std::size_t i = 0; i < k; ++i) cost[i] += h->leaf_values[offset + i];
+      }
+      std::vector<uint16_t> ranked(k);
+      heuristics::rank_by_forest(view, x.data(), ranked.data());
+      for (const uint16_t p : ranked) {
+        order.push_back(h->configs[p]);
+        // Costs are ln slowdowns in millionths, summed over the trees.
+        predicted.push_back(std::exp(static_cast<double>(cost[p]) / 1e6 / static_cast<double>(h->roots.size())));
+      }
+    }
+    for (std::size_t r = 0; r < order.size(); ++r) {
+      const uint32_t c = order[r];
       std::string reason = legal(c) ? "" : info.legality[c].reason;
       if (legal(c) && avoid(c)) {
         const double rate = heuristics::row_rate_bytes_per_us(kernel.name(), kernel.config_id(c), row.m, row.elem_bytes);
@@ -62,7 +91,7 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
             "row, takes longer than the whole problem at the copy ceiling (heuristics/row_bound.h)",
             rate / 1e3);
       }
-      e.leaf_candidates.push_back({kernel.config_id(c), legal(c), reason});
+      e.leaf_candidates.push_back({kernel.config_id(c), legal(c), reason, predicted.empty() ? 0.0 : predicted[r]});
     }
   }
   const heuristics::Choice c = heuristics::choose_config_avoiding(
@@ -92,18 +121,36 @@ nlohmann::ordered_json to_json(const Explanation& e, const nlohmann::json& shape
   for (const auto& [name, value] : e.features) features[name] = value;
   j["features"] = features;
   ordered_json path = ordered_json::array();
-  for (const TreeStep& s : e.tree_path) {
-    path.push_back({{"node", s.node},
-                    {"feature", s.feature},
-                    {"value", s.value},
-                    {"threshold", s.threshold},
-                    {"branch", s.went_left ? "left" : "right"}});
+  const bool forest = !e.forest_leaves.empty();
+  std::size_t step = 0;
+  auto add_steps = [&](int32_t tree) {
+    for (; step < e.tree_path.size() && e.tree_path[step].tree == tree; ++step) {
+      const TreeStep& s = e.tree_path[step];
+      ordered_json j;
+      if (forest) j["tree"] = s.tree;
+      j["node"] = s.node;
+      j["feature"] = s.feature;
+      j["value"] = s.value;
+      j["threshold"] = s.threshold;
+      j["branch"] = s.went_left ? "left" : "right";
+      path.push_back(std::move(j));
+    }
+  };
+  if (forest) {
+    for (std::size_t t = 0; t < e.forest_leaves.size(); ++t) {
+      add_steps(static_cast<int32_t>(t));
+      path.push_back({{"tree", t}, {"node", e.forest_leaves[t]}, {"leaf", true}});
+    }
+  } else {
+    add_steps(0);
+    if (e.leaf >= 0) path.push_back({{"node", e.leaf}, {"leaf", true}});
   }
-  if (e.leaf >= 0) path.push_back({{"node", e.leaf}, {"leaf", true}});
   j["tree_path"] = path;
   ordered_json candidates = ordered_json::array();
   for (const Candidate& c : e.leaf_candidates) {
-    candidates.push_back({{"id", c.id}, {"legal", c.legal}, {"reason", c.reason}});
+    ordered_json j = {{"id", c.id}, {"legal", c.legal}, {"reason", c.reason}};
+    if (forest) j["predicted_slowdown"] = c.predicted_slowdown;
+    candidates.push_back(std::move(j));
   }
   j["leaf_candidates"] = candidates;
   j["config"] = {{"index", e.config},

@@ -31,6 +31,9 @@ KernelHeuristic kernel_from_json(const nlohmann::json& k, int arch, const std::s
   }
   h.leaf_configs = k.at("leaf_configs").get<std::vector<uint16_t>>();
   h.fallback = k.at("fallback").get<std::vector<uint16_t>>();
+  // A forest's tables; absent in files written before forests (one tree: both empty).
+  if (k.contains("roots")) h.roots = k.at("roots").get<std::vector<int32_t>>();
+  if (k.contains("leaf_values")) h.leaf_values = k.at("leaf_values").get<std::vector<int32_t>>();
   return h;
 }
 

@@ -15,7 +15,13 @@ namespace aotune::dispatch {
 namespace fs = std::filesystem;
 
 heuristics::HeuristicView KernelHeuristic::view() const {
-  return heuristics::make_view(nodes, leaf_configs, fallback, configs);
+  heuristics::HeuristicView v = heuristics::make_view(nodes, leaf_configs, fallback, configs);
+  if (!roots.empty()) {
+    v.roots = roots.data();
+    v.num_trees = static_cast<int32_t>(roots.size());
+    v.leaf_values = leaf_values.data();
+  }
+  return v;
 }
 
 HeuristicStore::HeuristicStore(std::vector<KernelHeuristic> heuristics) {

@@ -59,20 +59,50 @@ void resolve_and_check(KernelHeuristic& h, const TunableKernel& kernel) {
   }
   if (h.nodes.empty()) fail(h, "the tree has no nodes");
   const auto n = static_cast<int64_t>(h.nodes.size());
-  for (int64_t i = 0; i < n; ++i) {
-    const heuristics::TreeNode& node = h.nodes[static_cast<std::size_t>(i)];
-    if (heuristics::is_leaf(node)) {
-      if (node.left < 0 || node.right < 1 ||
-          int64_t{node.left} + node.right > static_cast<int64_t>(h.leaf_configs.size())) {
-        fail(h, fmt::format("leaf {} lists leaf_configs[{}, +{}) outside the {} entries", i,
-                            node.left, node.right, h.leaf_configs.size()));
-      }
-    } else {
-      // Children after their parent: the walk always moves forward, so it ends.
-      if (node.feature >= static_cast<int32_t>(h.features.size()) || node.left <= i ||
-          node.left >= n || node.right <= i || node.right >= n) {
-        fail(h, fmt::format("node {} has feature {} and children {} and {} (of {} nodes)", i,
-                            node.feature, node.left, node.right, n));
+  // One tree: [0, n) with leaves indexing leaf_configs. A forest: tree t is [roots[t],
+  // roots[t + 1]) with child indices relative to its root, and leaves indexing configs.size()
+  // costs each in leaf_values.
+  const bool forest = !h.roots.empty();
+  if (!forest && !h.leaf_values.empty()) fail(h, "leaf_values without roots");
+  if (forest && h.configs.size() > static_cast<std::size_t>(heuristics::kMaxForestConfigs))
+    fail(h, fmt::format("a forest over {} configs, at most {}", h.configs.size(), heuristics::kMaxForestConfigs));
+  std::vector<int64_t> starts;
+  if (forest) {
+    for (std::size_t t = 0; t < h.roots.size(); ++t) {
+      const int64_t root = h.roots[t];
+      const bool ok = t == 0 ? root == 0 : root > starts.back() && root < n;  // in order, inside nodes
+      if (!ok)
+        fail(h, fmt::format("tree {} starts at node {} (of {} nodes, after {})", t, root, n,
+                            t == 0 ? int64_t{-1} : starts.back()));
+      starts.push_back(root);
+    }
+  } else {
+    starts.push_back(0);
+  }
+  const auto k = static_cast<int64_t>(h.configs.size());
+  for (std::size_t t = 0; t < starts.size(); ++t) {
+    const int64_t base = starts[t], end = t + 1 < starts.size() ? starts[t + 1] : n;
+    const int64_t size = end - base;
+    for (int64_t i = 0; i < size; ++i) {
+      const heuristics::TreeNode& node = h.nodes[static_cast<std::size_t>(base + i)];
+      if (heuristics::is_leaf(node)) {
+        if (forest) {
+          if (node.left < 0 || node.right != k || int64_t{node.left} + k > static_cast<int64_t>(h.leaf_values.size()))
+            fail(h, fmt::format("forest leaf {} holds leaf_values[{}, +{}) outside the {} entries (or not one per "
+                                "config)",
+                                base + i, node.left, node.right, h.leaf_values.size()));
+        } else if (node.left < 0 || node.right < 1 ||
+                   int64_t{node.left} + node.right > static_cast<int64_t>(h.leaf_configs.size())) {
+          fail(h, fmt::format("leaf {} lists leaf_configs[{}, +{}) outside the {} entries", i,
+                              node.left, node.right, h.leaf_configs.size()));
+        }
+      } else {
+        // Children after their parent, inside its tree: the walk always moves forward, so it ends.
+        if (node.feature >= static_cast<int32_t>(h.features.size()) || node.left <= i ||
+            node.left >= size || node.right <= i || node.right >= size) {
+          fail(h, fmt::format("node {} has feature {} and children {} and {} (of {} nodes)", base + i,
+                              node.feature, node.left, node.right, size));
+        }
       }
     }
   }

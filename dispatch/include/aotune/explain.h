@@ -14,7 +14,8 @@
 namespace aotune::dispatch {
 
 struct TreeStep {
-  int32_t node = 0;
+  int32_t tree = 0;  // which tree of a forest (0 for one tree)
+  int32_t node = 0;  // index in the heuristic's node table
   std::string feature;
   double value = 0;
   double threshold = 0;
@@ -25,6 +26,9 @@ struct Candidate {
   std::string id;
   bool legal = false;
   std::string reason;  // why not, when illegal
+  // A forest's candidates: the mean over its trees of the predicted slowdown against the shape's
+  // best (exp of the mean predicted ln slowdown); 0 for a tree's leaf list.
+  double predicted_slowdown = 0;
 };
 
 struct Explanation {
@@ -34,8 +38,9 @@ struct Explanation {
   std::vector<int> fallback_chain;
   std::string heuristic_source;  // "compiled" or the override file; empty without a heuristic
   Features features;
-  std::vector<TreeStep> tree_path;
-  int32_t leaf = -1;
+  std::vector<TreeStep> tree_path;  // every tree's path, in tree order, for a forest
+  int32_t leaf = -1;                // one tree's leaf
+  std::vector<int32_t> forest_leaves;  // a forest's leaf per tree (node indices)
   std::vector<Candidate> leaf_candidates;
   uint32_t config = 0;
   std::string config_id;
@@ -52,7 +57,7 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
 // {"kernel", "shape", "arch_requested", "arch_used" (null: none), "fallback_chain",
 // "heuristic_source",
 //  "features", "tree_path", "leaf_candidates", "config": {"index", "id", "source", "rank",
-//  "fields"}}.
+//  "fields"}}; a forest's steps and leaves carry "tree", its candidates "predicted_slowdown".
 nlohmann::ordered_json to_json(const Explanation& e, const nlohmann::json& shape);
 
 }  // namespace aotune::dispatch

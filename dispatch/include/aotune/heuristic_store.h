@@ -26,6 +26,10 @@ struct KernelHeuristic {
   std::vector<heuristics::TreeNode> nodes;  // never empty
   std::vector<uint16_t> leaf_configs;
   std::vector<uint16_t> fallback;
+  // A forest when roots is not empty (heuristics/tree_node.h, HeuristicView): each tree's first
+  // node in `nodes`, and the leaves' predicted costs, configs.size() per leaf.
+  std::vector<int32_t> roots;
+  std::vector<int32_t> leaf_values;
 
   heuristics::HeuristicView view() const;
 };
