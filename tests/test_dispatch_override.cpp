@@ -98,6 +98,48 @@ TEST(HeuristicOverride, ATreeThatCouldLoopIsRejected) {
   expect_compiled_stays(dir / "json", "children");
 }
 
+// The emitted tree turned into a one-tree forest: each leaf holds one cost per config (its list's
+// rank), so the forest ranks as the tree's leaves did.
+nlohmann::json as_forest(nlohmann::json k) {
+  const std::size_t configs = k["configs"].size();
+  std::vector<int32_t> values;
+  for (auto& node : k["tree"]) {
+    if (node["feature"].get<int32_t>() >= 0) continue;
+    std::vector<int32_t> cost(configs, 1'000'000);
+    for (int32_t r = 0; r < node["right"].get<int32_t>(); ++r)
+      cost[k["leaf_configs"][node["left"].get<std::size_t>() + static_cast<std::size_t>(r)].get<std::size_t>()] = r;
+    node["left"] = values.size();
+    node["right"] = configs;
+    values.insert(values.end(), cost.begin(), cost.end());
+  }
+  k["roots"] = std::vector<int32_t>{0};
+  k["leaf_values"] = values;
+  return k;
+}
+
+TEST(HeuristicOverride, AForestLoadsAndOneWhoseTablesDoNotFitIsRejected) {
+  TempDir dir;
+  const std::string file = emit_override(dir);
+  const nlohmann::json emitted = nlohmann::json::parse(*tuner::read_file_if_exists(file));
+  nlohmann::json j = emitted;
+  j["kernels"][0] = as_forest(emitted["kernels"][0]);
+  tuner::write_file_atomically(file, j.dump());
+  const auto store = HeuristicStore::load(dir / "json", {compiled_jagged_sum()});
+  ASSERT_TRUE(store->warnings().empty()) << store->warnings()[0];
+  const KernelHeuristic* h = store->find("jagged_sum", 90);
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->source, file);
+  EXPECT_EQ(h->view().num_trees, 1);
+  // A second tree starting where the first does, and leaves past the cost table: both refused.
+  j["kernels"][0]["roots"] = std::vector<int32_t>{0, 0};
+  tuner::write_file_atomically(file, j.dump());
+  expect_compiled_stays(dir / "json", "tree 1 starts at node 0");
+  j["kernels"][0] = as_forest(emitted["kernels"][0]);
+  j["kernels"][0]["leaf_values"].erase(j["kernels"][0]["leaf_values"].size() - 1);
+  tuner::write_file_atomically(file, j.dump());
+  expect_compiled_stays(dir / "json", "forest leaf");
+}
+
 TEST(HeuristicOverride, FeaturesThatDifferFromTheKernelsAreRejected) {
   TempDir dir;
   const std::string file = emit_override(dir);
