@@ -62,7 +62,7 @@ constexpr void rank_by_forest(const HeuristicView& h, const double* features, ui
     const int32_t* values = h.leaf_values + tree[find_leaf(tree, features)].left;
     for (int32_t i = 0; i < k; ++i) cost[i] += values[i];
   }
-  // Insertion sort: stable, and K is at most a few dozen.
+  // Insertion sort: stable, and K is small (16 on the sm90 tables, at most kMaxForestConfigs).
   for (int32_t i = 0; i < k; ++i) {
     int32_t j = i;
     for (; j > 0 && cost[order[j - 1]] > cost[i]; --j) order[j] = order[j - 1];
