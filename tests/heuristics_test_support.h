@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,22 @@ inline void add_timed_shape(heuristics::TrainingSet& ts, const std::string& key,
                             const std::vector<double>& features,
                             const std::vector<double>& times_us) {
   heuristics::add_shape(ts, key, features, times_us, std::vector<bool>(times_us.size(), true));
+}
+
+// A known optimal tree: config c0 is best when M < 64, c1 otherwise; c2 is a 1.5x compromise. B
+// is noise (and a small jitter keeps the slowdowns from tying).
+inline heuristics::TrainingSet piecewise_constant_set() {
+  heuristics::TrainingSet ts = empty_training_set({"B", "M"}, 3);
+  std::mt19937_64 rng(3);
+  for (const double m : {1.0, 2.0, 8.0, 16.0, 32.0, 64.0, 128.0, 512.0, 1024.0, 4096.0}) {
+    for (const double b : {1.0, 7.0, 100.0, 3000.0}) {
+      const double jitter = 1.0 + 0.01 * static_cast<double>(rng() % 5);
+      const bool small = m < 64;
+      add_timed_shape(ts, fmt::format("B={},M={}", b, m), {b, m},
+                      {small ? 1.0 : 2.0 * jitter, small ? 2.5 * jitter : 1.0, 1.5});
+    }
+  }
+  return ts;
 }
 
 // A folder removed when the test ends.

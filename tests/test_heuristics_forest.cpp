@@ -17,20 +17,6 @@ namespace {
 using test::add_timed_shape;
 using test::empty_training_set;
 
-// c0 is best when M < 64, c1 otherwise; c2 is a 1.5x compromise. B is noise.
-TrainingSet piecewise_constant_set() {
-  TrainingSet ts = empty_training_set({"B", "M"}, 3);
-  std::mt19937_64 rng(3);
-  for (const double m : {1.0, 2.0, 8.0, 16.0, 32.0, 64.0, 128.0, 512.0, 1024.0, 4096.0}) {
-    for (const double b : {1.0, 7.0, 100.0, 3000.0}) {
-      const double jitter = 1.0 + 0.01 * static_cast<double>(rng() % 5);
-      const bool small = m < 64;
-      add_timed_shape(ts, fmt::format("B={},M={}", b, m), {b, m},
-                      {small ? 1.0 : 2.0 * jitter, small ? 2.5 * jitter : 1.0, 1.5});
-    }
-  }
-  return ts;
-}
 
 ForestOptions all_configs(std::size_t trees = 8) {
   ForestOptions o;
@@ -44,7 +30,7 @@ Forest fit_all(const TrainingSet& ts, const ForestOptions& o) {
 }
 
 TEST(Forest, RecoversAKnownPiecewiseConstantBestConfig) {
-  const TrainingSet ts = piecewise_constant_set();
+  const TrainingSet ts = test::piecewise_constant_set();
   const Forest forest = fit_all(ts, all_configs());
   ASSERT_EQ(forest.num_trees(), 8u);
   for (std::size_t row = 0; row < ts.num_shapes(); ++row) {
@@ -176,7 +162,7 @@ TEST(Forest, SubsetColumnsComeFromTheTrainingFoldsOnly) {
 }
 
 TEST(Forest, FitReportAddsTheForestOnlyWhenAsked) {
-  const TrainingSet ts = piecewise_constant_set();
+  const TrainingSet ts = test::piecewise_constant_set();
   FitOptions options;
   options.repeats = 2;
   options.forest.trees = 0;

@@ -16,23 +16,8 @@ namespace {
 using test::add_timed_shape;
 using test::empty_training_set;
 
-// Config c0 is best when M < 64, c1 otherwise; c2 is a 1.5x compromise. B is noise.
-TrainingSet known_tree_matrix() {
-  TrainingSet ts = empty_training_set({"B", "M"}, 3);
-  std::mt19937_64 rng(3);
-  for (const double m : {1.0, 2.0, 8.0, 16.0, 32.0, 64.0, 128.0, 512.0, 1024.0, 4096.0}) {
-    for (const double b : {1.0, 7.0, 100.0, 3000.0}) {
-      const double jitter = 1.0 + 0.01 * static_cast<double>(rng() % 5);
-      const bool small = m < 64;
-      add_timed_shape(ts, fmt::format("B={},M={}", b, m), {b, m},
-                      {small ? 1.0 : 2.0 * jitter, small ? 2.5 * jitter : 1.0, 1.5});
-    }
-  }
-  return ts;
-}
-
 TEST(TreeFit, RecoversAKnownOptimalTree) {
-  const TrainingSet ts = known_tree_matrix();
+  const TrainingSet ts = test::piecewise_constant_set();
   const FitResult fit = fit_heuristic(ts, {});
   const Heuristic& h = fit.model;
   ASSERT_EQ(h.depth(), 1);
@@ -245,7 +230,7 @@ TEST(TreeFit, RoutedHeadsSaveTheSplitThatPlainListsSpendOnLegality) {
 }
 
 TEST(TreeFit, IsDeterministic) {
-  const TrainingSet ts = known_tree_matrix();
+  const TrainingSet ts = test::piecewise_constant_set();
   const FitResult a = fit_heuristic(ts, {});
   const FitResult b = fit_heuristic(ts, {});
   EXPECT_EQ(a.model.configs, b.model.configs);
@@ -258,7 +243,7 @@ TEST(TreeFit, IsDeterministic) {
 }
 
 TEST(TreeFit, TruncationGivesTheShallowerTree) {
-  const TrainingSet ts = known_tree_matrix();
+  const TrainingSet ts = test::piecewise_constant_set();
   const auto rows = all_rows(ts);
   const GrownTree grown = grow_tree(ts, rows, {0, 1, 2}, {.max_depth = 8, .min_leaf = 1});
   EXPECT_EQ(flatten(grown, 0).depth(), 0);
