@@ -38,10 +38,14 @@ void print_table(const nlohmann::ordered_json& r) {
   auto num = [](const nlohmann::ordered_json& v) {
     return v.is_null() ? std::string("inf") : fmt::format("{:.4f}", v.get<double>());
   };
-  fmt::print("{} on {}: {} shapes, {} configs kept, tree depth {}\n",
-             r["kernel"].get<std::string>(), r["arch"].get<std::string>(),
-             r["shapes"].get<std::size_t>(), r["num_configs"].get<std::size_t>(),
-             r["tree_depth"].get<int>());
+  // The model `emit` ships: the tree, or the forest where it holds out better (heldout is its).
+  const bool forest = r.contains("model") && r["model"] == "forest";
+  fmt::print("{} on {}: {} shapes, {} configs kept, {}\n", r["kernel"].get<std::string>(),
+             r["arch"].get<std::string>(), r["shapes"].get<std::size_t>(),
+             r["num_configs"].get<std::size_t>(),
+             forest ? fmt::format("a forest of {} trees (deepest {})", r["forest_trees"].get<std::size_t>(),
+                                  r["tree_depth"].get<int>())
+                    : fmt::format("tree depth {}", r["tree_depth"].get<int>()));
   if (const auto draw = r["heldout"]["draw"].get<uint64_t>(); draw != 0)
     fmt::print("held-out rows: fold draw {}\n", draw);
   fmt::print("{:<38} {:>9} {:>9} {:>9}\n", "slowdown vs per-shape best", "geomean", "p95", "max");
@@ -71,6 +75,11 @@ void print_table(const nlohmann::ordered_json& r) {
                  num(rep["geomean_slowdown"][stat]), num(rep["p95_slowdown"][stat]),
                  num(rep["max_slowdown"][stat]));
     }
+  }
+  if (r.contains("heldout_tree") && forest) {
+    const auto& t = r["heldout_tree"];
+    fmt::print("{:<38} {:>9} {:>9} {:>9}\n", "held-out, the single tree instead", num(t["geomean_slowdown"]),
+               num(t["p95_slowdown"]), num(t["max_slowdown"]));
   }
   if (r.contains("heldout_forest")) {
     const auto& f = r["heldout_forest"];
