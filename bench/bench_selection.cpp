@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -92,7 +93,7 @@ void BM_ChooseConfig(benchmark::State& state) {
 }
 BENCHMARK(BM_ChooseConfig);
 
-// A forest as `aot-runner fit --forest-trees 8` scores (heuristics/forest.h; not shipped): 8 trees
+// A forest as `aot-runner fit --forest-trees N` fits (heuristics/forest.h): N trees
 // of depth <= 12 over 12 features, K = 16 configs, fitted on 1024 random shapes so the trees run
 // deep. A prediction walks every tree, adds its leaf's 16 costs and takes the cheapest legal
 // config (all legal here): what a dispatch would do, no ranking sort.
@@ -159,16 +160,120 @@ void BM_HostDispatchJaggedSumShortRows(benchmark::State& state) {
 }
 BENCHMARK(BM_HostDispatchJaggedSumShortRows);
 
-// The same through the process-wide store (its lock and reference count included), untuned: the
-// default-config path every call takes until real tuning is committed.
-void BM_HostDispatchJaggedSumUntuned(benchmark::State& state) {
+// The same through the process-wide store (its lock and reference count included) and the
+// committed sm90 heuristic (generated/heuristic_sm90.h: an 8-tree forest for jagged_sum), one
+// shape called again and again, as a training or serving loop does.
+void BM_HostDispatchJaggedSumCompiled(benchmark::State& state) {
   const auto p = problem(4096, 256, 4096 * 37);
   for (auto _ : state) {
     const auto store = aotune::dispatch::current_store();
     benchmark::DoNotOptimize(aotune::dispatch::select_jagged_reduce(*store, p, 500, 90));
   }
 }
-BENCHMARK(BM_HostDispatchJaggedSumUntuned);
+BENCHMARK(BM_HostDispatchJaggedSumCompiled);
+
+// 1024 jagged_sum calls of random sizes (B 1-65536, M 1-1024, rows up to 1-8192 long, half of
+// them full on average, bf16 or f32), each with its longest row.
+struct JaggedCall {
+  aotune::jagged_reduce::Problem p;
+  int64_t max_len = 0;
+};
+
+std::vector<JaggedCall> random_jagged_calls() {
+  std::mt19937_64 rng(4);
+  std::vector<JaggedCall> calls(1024);
+  for (JaggedCall& c : calls) {
+    const int64_t B = int64_t{1} << (rng() % 17), M = int64_t{1} << (rng() % 11);
+    c.max_len = int64_t{1} << (rng() % 14);
+    c.p = problem(B, M, std::max<int64_t>(c.max_len, B * c.max_len / 2));
+    c.p.dtype = rng() % 2 ? aotune::DType::bf16 : aotune::DType::f32;
+  }
+  return calls;
+}
+
+// The committed heuristic's own evaluation (choose_config on its tables, every config legal) over
+// those calls' features: for jagged_sum a forest, so this is the forest's cost in dispatch.
+void BM_ChooseConfigCompiledJaggedSum(benchmark::State& state) {
+  const auto store = aotune::dispatch::current_store();
+  const aotune::dispatch::KernelHeuristic* h = store->find("jagged_sum", 90);
+  if (h == nullptr) {
+    state.SkipWithError("no compiled sm90 heuristic for jagged_sum");
+    return;
+  }
+  const auto view = h->view();
+  std::vector<std::vector<double>> xs;
+  for (const JaggedCall& c : random_jagged_calls()) {
+    std::vector<double> x;
+    for (const auto& [name, value] :
+         aotune::jagged_reduce::features(c.p.dtype, c.p.B, c.p.M, c.p.nnz, c.max_len))
+      x.push_back(value);
+    xs.push_back(std::move(x));
+  }
+  const auto space = static_cast<uint32_t>(aotune::find_kernel("jagged_sum").num_configs());
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(aotune::heuristics::choose_config(view, xs[i++ & 1023].data(), 0, space,
+                                                               [](uint32_t) { return true; }));
+  }
+  state.counters["trees"] = static_cast<double>(view.num_trees);
+  state.counters["nodes"] = static_cast<double>(view.num_nodes);
+}
+BENCHMARK(BM_ChooseConfigCompiledJaggedSum);
+
+// The committed jagged_sum forest's cost sums alone, two ways: range(0) 0 walks each tree on its
+// own with find_leaf (session 22's code, kept here as the reference), 1 is forest_costs (the
+// trees in lockstep, branch-free: what dispatch runs); range(1) 0 repeats one call's features,
+// 1 cycles through the 1024 random calls'. Compare the two walks within one run.
+void BM_ForestCostsCompiledJaggedSum(benchmark::State& state) {
+  namespace hs = aotune::heuristics;
+  const auto store = aotune::dispatch::current_store();
+  const aotune::dispatch::KernelHeuristic* h = store->find("jagged_sum", 90);
+  if (h == nullptr || h->roots.empty()) {
+    state.SkipWithError("no compiled sm90 forest for jagged_sum");
+    return;
+  }
+  const auto view = h->view();
+  std::vector<std::vector<double>> xs;
+  for (const JaggedCall& c : random_jagged_calls()) {
+    std::vector<double> x;
+    for (const auto& [name, value] :
+         aotune::jagged_reduce::features(c.p.dtype, c.p.B, c.p.M, c.p.nnz, c.max_len))
+      x.push_back(value);
+    xs.push_back(std::move(x));
+  }
+  const std::size_t mask = state.range(1) == 0 ? 0 : 1023;
+  int64_t cost[hs::kMaxForestConfigs];
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const double* x = xs[i++ & mask].data();
+    if (state.range(0) == 0) {
+      for (int32_t c = 0; c < view.num_configs; ++c) cost[c] = 0;
+      for (int32_t t = 0; t < view.num_trees; ++t) {
+        const TreeNode* tree = view.nodes + view.roots[t];
+        const int32_t* values = view.leaf_values + tree[hs::find_leaf(tree, x)].left;
+        for (int32_t c = 0; c < view.num_configs; ++c) cost[c] += values[c];
+      }
+    } else {
+      hs::forest_costs(view, x, cost);
+    }
+    benchmark::DoNotOptimize(cost);
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_ForestCostsCompiledJaggedSum)->ArgsProduct({{0, 1}, {0, 1}});
+
+// The host side of those calls through the process-wide store and the committed heuristic, a
+// different shape each call (the selection's worst case: no warm branch history, tables in L2).
+void BM_HostDispatchJaggedSumCompiledVaried(benchmark::State& state) {
+  const auto calls = random_jagged_calls();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const JaggedCall& c = calls[i++ & 1023];
+    const auto store = aotune::dispatch::current_store();
+    benchmark::DoNotOptimize(aotune::dispatch::select_jagged_reduce(*store, c.p, c.max_len, 90));
+  }
+}
+BENCHMARK(BM_HostDispatchJaggedSumCompiledVaried);
 
 void BM_FeaturesJaggedSum(benchmark::State& state) {
   for (auto _ : state) {

@@ -182,22 +182,35 @@ Forest fit_forest(const TrainingSet& ts, std::span<const std::size_t> rows,
   return forest;
 }
 
+namespace {
+
+// The forest's tables as dispatch sees them, so scoring walks the trees with dispatch's code.
+HeuristicView forest_view(const Forest& forest) {
+  HeuristicView v;
+  v.nodes = forest.nodes.data();
+  v.num_nodes = static_cast<int32_t>(forest.nodes.size());
+  v.num_configs = static_cast<int32_t>(forest.configs.size());
+  v.roots = forest.roots.data();
+  v.num_trees = static_cast<int32_t>(forest.roots.size());
+  v.leaf_values = forest.leaf_values.data();
+  return v;
+}
+
+}  // namespace
+
 void forest_costs(const Forest& forest, const double* x, int64_t* costs) {
-  const std::size_t k = forest.configs.size();
-  std::fill(costs, costs + k, 0);
-  for (const int32_t root : forest.roots) {
-    const TreeNode* nodes = &forest.nodes[static_cast<std::size_t>(root)];
-    const int32_t* values = &forest.leaf_values[static_cast<std::size_t>(nodes[find_leaf(nodes, x)].left)];
-    for (std::size_t i = 0; i < k; ++i) costs[i] += values[i];
+  if (forest.roots.empty()) {
+    std::fill(costs, costs + forest.configs.size(), 0);
+    return;
   }
+  heuristics::forest_costs(forest_view(forest), x, costs);
 }
 
 std::vector<uint16_t> forest_ranking(const Forest& forest, const double* x) {
   std::vector<int64_t> costs(forest.configs.size());
   forest_costs(forest, x, costs.data());
   std::vector<uint16_t> order(costs.size());
-  std::iota(order.begin(), order.end(), uint16_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](uint16_t a, uint16_t b) { return costs[a] < costs[b]; });
+  rank_costs(costs.data(), static_cast<int32_t>(costs.size()), order.data());
   return order;
 }
 
@@ -223,7 +236,7 @@ Choice route_forest(const Forest& forest, const TrainingSet& ts, std::size_t row
 std::vector<std::size_t> forest_config_columns(const TrainingSet& ts, std::span<const std::size_t> rows,
                                                ForestConfigs which, const SubsetOptions& subset,
                                                std::size_t subset_size) {
-  if (which == ForestConfigs::all) {
+  if (which == ForestConfigs::all && ts.num_configs() <= static_cast<std::size_t>(kMaxForestConfigs)) {
     std::vector<std::size_t> all(ts.num_configs());
     std::iota(all.begin(), all.end(), std::size_t{0});
     return all;

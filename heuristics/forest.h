@@ -28,7 +28,13 @@ enum class ForestConfigs : uint8_t {
   // own inner cross-validation chose for the same rows where known, else the cap
   // (SubsetOptions::max_configs): the configs the shipped tree could pick.
   subset,
-  all,  // the kernel's whole config space
+  // The kernel's whole config space, where it has at most kMaxForestConfigs (the run-time walk
+  // ranks that many on the stack); a larger space falls back to `subset`. The default: the
+  // forest's per-config costs do the subset's job, and over every config it holds out better on
+  // the sm90 databases (ten fold draws, session 22: jagged_sum 1.050 against 1.063, jagged_mean
+  // 1.071 against 1.084, causal_trailing_mean equal). The dispatch library links every config
+  // anyway (docs/ARCHITECTURE.md, Dispatch), so nothing more is compiled.
+  all,
 };
 
 struct ForestOptions {
@@ -40,7 +46,7 @@ struct ForestOptions {
   // 5x or 50x off is equally useless, and unclipped tails would pull every split toward them.
   // Illegal and failed cells train at the clip too, so they never look attractive.
   double clip = 1.5;
-  ForestConfigs configs = ForestConfigs::subset;
+  ForestConfigs configs = ForestConfigs::all;
 };
 
 // Leaves hold a vector of predicted costs, one per kept config, added over the trees.
@@ -84,7 +90,8 @@ Heuristic forest_heuristic(const Forest& forest, const TrainingSet& ts, std::spa
 Choice route_forest(const Forest& forest, const TrainingSet& ts, std::size_t row);
 
 // The configs a fold's forest predicts: ForestConfigs::subset fits a subset on `rows` of
-// `subset_size` configs (0: options.subset's cap), ForestConfigs::all takes every config.
+// `subset_size` configs (0: options.subset's cap), ForestConfigs::all takes every config (or,
+// past kMaxForestConfigs of them, the subset).
 std::vector<std::size_t> forest_config_columns(const TrainingSet& ts, std::span<const std::size_t> rows,
                                                ForestConfigs which, const SubsetOptions& subset,
                                                std::size_t subset_size = 0);

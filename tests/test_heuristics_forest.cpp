@@ -4,8 +4,11 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
+#include <tuple>
 
 #include "heuristics/fit.h"
 #include "heuristics/forest.h"
@@ -159,6 +162,83 @@ TEST(Forest, SubsetColumnsComeFromTheTrainingFoldsOnly) {
   const HeldOut held = heldout_forest_choices(ts, {}, ForestOptions{});
   EXPECT_EQ(held.choices.back().config, 0u);
   EXPECT_THROW(heldout_forest_choices(ts, {}, ForestOptions{}, std::vector<std::size_t>{8, 8}), std::exception);
+}
+
+TEST(Forest, LockstepWalkSumsTheLeavesOneTreeAtATimeWouldReach) {
+  // 11 trees: one full group of lanes and a partial one. Noise targets so the trees run deep and
+  // unevenly; features drawn over decades, some NaN (goes right, as find_leaf).
+  std::mt19937_64 rng(7);
+  TrainingSet ts = empty_training_set({"a", "b", "c"}, 5);
+  const auto draw = [&] { return std::exp2(static_cast<double>(rng() % 40) / 2.0); };
+  for (int i = 0; i < 300; ++i) {
+    std::vector<double> times(5);
+    for (double& t : times) t = 1.0 + static_cast<double>(rng() % 1000) / 250.0;
+    add_timed_shape(ts, fmt::format("s{}", i), {draw(), draw(), draw()}, times);
+  }
+  ForestOptions o = all_configs(11);
+  o.max_depth = 9;
+  const Forest forest = fit_all(ts, o);
+  ASSERT_EQ(forest.num_trees(), 11u);
+  const Heuristic h = forest_heuristic(forest, ts, all_rows(ts));
+  const HeuristicView view = h.view();
+  for (int q = 0; q < 500; ++q) {
+    double x[3] = {draw(), draw(), q % 7 == 0 ? std::nan("") : draw()};
+    std::vector<int64_t> want(5, 0), got(5, -1);
+    for (const int32_t root : forest.roots) {
+      const TreeNode* tree = &forest.nodes[static_cast<std::size_t>(root)];
+      for (std::size_t c = 0; c < 5; ++c)
+        want[c] += forest.leaf_values[static_cast<std::size_t>(tree[find_leaf(tree, x)].left) + c];
+    }
+    forest_costs(view, x, got.data());
+    ASSERT_EQ(got, want) << "query " << q;
+  }
+}
+
+TEST(Forest, ChooseConfigTakesTheRankingLazilyWithTiesToTheLowerPosition) {
+  // One tree, one leaf: costs 5, 3, 3, 5 rank positions 1, 2, 0, 3.
+  const TreeNode nodes[] = {{-1, 0, 4, 0.0}};
+  const int32_t roots[] = {0};
+  const int32_t values[] = {5, 3, 3, 5};
+  const uint32_t config_index[] = {10, 11, 12, 13};
+  const uint16_t fallback[] = {3};
+  HeuristicView v;
+  v.nodes = nodes;
+  v.num_nodes = 1;
+  v.fallback = fallback;
+  v.num_fallback = 1;
+  v.config_index = config_index;
+  v.num_configs = 4;
+  v.roots = roots;
+  v.num_trees = 1;
+  v.leaf_values = values;
+  const double x[] = {0.0};
+  uint16_t order[4];
+  rank_by_forest(v, x, order);
+  EXPECT_EQ(std::vector<uint16_t>(order, order + 4), (std::vector<uint16_t>{1, 2, 0, 3}));
+  for (const auto& [legal, config, rank] : std::vector<std::tuple<std::vector<uint32_t>, uint32_t, int32_t>>{
+           {{10, 11, 12, 13}, 11, 0}, {{10, 12, 13}, 12, 1}, {{10, 13}, 10, 2}, {{13}, 13, 3}}) {
+    const Choice c = choose_config(v, x, 0, 20, [&](uint32_t i) { return std::ranges::count(legal, i) > 0; });
+    EXPECT_EQ(c.config, config);
+    EXPECT_EQ(c.rank, rank);
+    EXPECT_EQ(c.source, ChoiceSource::leaf);
+  }
+}
+
+TEST(Forest, AllConfigsFallsBackToTheSubsetPastWhatTheRunTimeRanks) {
+  const std::size_t n = static_cast<std::size_t>(kMaxForestConfigs) + 1;
+  TrainingSet ts = empty_training_set({"x"}, n);
+  for (int i = 0; i < 20; ++i) {
+    std::vector<double> times(n, 4.0);
+    times[static_cast<std::size_t>(i % 3)] = 1.0;
+    add_timed_shape(ts, fmt::format("s{}", i), {static_cast<double>(i)}, times);
+  }
+  const std::vector<std::size_t> rows = all_rows(ts);
+  EXPECT_EQ(forest_config_columns(ts, rows, ForestConfigs::all, {}),
+            forest_config_columns(ts, rows, ForestConfigs::subset, {}));
+  EXPECT_LE(forest_config_columns(ts, rows, ForestConfigs::all, {}).size(), 8u);
+  TrainingSet small = empty_training_set({"x"}, 3);
+  add_timed_shape(small, "s", {1.0}, {1.0, 2.0, 3.0});
+  EXPECT_EQ(forest_config_columns(small, all_rows(small), ForestConfigs::all, {}).size(), 3u);
 }
 
 TEST(Forest, FitReportAddsTheForestOnlyWhenAsked) {

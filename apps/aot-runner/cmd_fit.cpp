@@ -31,7 +31,7 @@ struct FitArgs {
   std::size_t forest_trees = heuristics::ForestOptions{}.trees;
   int forest_depth = heuristics::ForestOptions{}.max_depth;
   std::size_t forest_min_leaf = heuristics::ForestOptions{}.min_leaf;
-  std::string forest_configs = "subset";
+  std::string forest_configs = "all";
 };
 
 void print_table(const nlohmann::ordered_json& r) {
@@ -156,8 +156,9 @@ void register_fit(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--forest-configs", args->forest_configs,
-                  "Configs the forest predicts and may pick: 'subset' (fitted on each fold's training "
-                  "shapes, of the size the tree's cross-validation chose there, as the tree's) or 'all'")
+                  "Configs the forest predicts and may pick: 'all' (the whole config space, or the "
+                  "subset where it has more than 128 configs) or 'subset' (fitted on each fold's "
+                  "training shapes, of the size the tree's cross-validation chose there, as the tree's)")
       ->capture_default_str()
       ->check(CLI::IsMember({"subset", "all"}));
   cmd->add_flag("--json", args->json, "Print the report as JSON");

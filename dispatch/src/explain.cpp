@@ -74,7 +74,7 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
         for (std::size_t i = 0; i < k; ++i) cost[i] += h->leaf_values[offset + i];
       }
       std::vector<uint16_t> ranked(k);
-      heuristics::rank_by_forest(view, x.data(), ranked.data());
+      heuristics::rank_costs(cost.data(), static_cast<int32_t>(k), ranked.data());
       for (const uint16_t p : ranked) {
         order.push_back(h->configs[p]);
         // Costs are ln slowdowns in millionths, summed over the trees.
