@@ -116,7 +116,11 @@ TEST(CliFit, ForestTreesAddTheForestsHeldOutScoresAndRejectBadCounts) {
   const std::string text =
       aot_runner(fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --forest-trees 2", db), &code);
   EXPECT_EQ(code, 0);
-  EXPECT_NE(text.find("held-out, forest x2 d12 (subset)"), std::string::npos) << text;
+  EXPECT_NE(text.find("held-out, forest x2 d12 (all)"), std::string::npos) << text;  // the default
+  const std::string subset = aot_runner(
+      fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --forest-trees 2 --forest-configs subset", db), &code);
+  EXPECT_EQ(code, 0);
+  EXPECT_NE(subset.find("held-out, forest x2 d12 (subset)"), std::string::npos) << subset;
   for (const char* bad : {"-1", "257"}) {
     const std::string out = aot_runner(
         fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --forest-trees {} 2>&1", db, bad), &code);
