@@ -1,8 +1,8 @@
 // An average of extremely randomised regression trees (Geurts et al. 2006, scikit-learn's
-// ExtraTreesRegressor) predicting every kept config's log-slowdown at once, scored by the same
-// nested cross-validation as the shipped tree. Reporting only (`aot-runner fit --forest-trees N`):
-// nothing emits or dispatches a forest yet. docs/ARCHITECTURE.md ("Why one tree") says why it is
-// measured: scripts/heldout_forest.py found such a forest holding out well below the tree.
+// ExtraTreesRegressor) predicting every config's log-slowdown at once, scored by the same nested
+// cross-validation as the single tree. `fit` and `emit` ship it where it holds out at least
+// kForestMargin better (fit.h); docs/ARCHITECTURE.md ("One tree or a forest") says what it buys
+// and what it costs at run time (tree_node.h, forest_costs).
 //
 // Deterministic and portable: targets and leaf values are integers (millionths of ln slowdown,
 // as TrainingSet::log_cost), split scores are exact integer arithmetic, and thresholds come from
