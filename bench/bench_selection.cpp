@@ -191,6 +191,19 @@ std::vector<JaggedCall> random_jagged_calls() {
   return calls;
 }
 
+// Those calls' jagged_sum feature vectors, in the heuristic's feature order.
+std::vector<std::vector<double>> random_jagged_features() {
+  std::vector<std::vector<double>> xs;
+  for (const JaggedCall& c : random_jagged_calls()) {
+    std::vector<double> x;
+    for (const auto& [name, value] :
+         aotune::jagged_reduce::features(c.p.dtype, c.p.B, c.p.M, c.p.nnz, c.max_len))
+      x.push_back(value);
+    xs.push_back(std::move(x));
+  }
+  return xs;
+}
+
 // The committed heuristic's own evaluation (choose_config on its tables, every config legal) over
 // those calls' features: for jagged_sum a forest, so this is the forest's cost in dispatch.
 void BM_ChooseConfigCompiledJaggedSum(benchmark::State& state) {
@@ -201,14 +214,7 @@ void BM_ChooseConfigCompiledJaggedSum(benchmark::State& state) {
     return;
   }
   const auto view = h->view();
-  std::vector<std::vector<double>> xs;
-  for (const JaggedCall& c : random_jagged_calls()) {
-    std::vector<double> x;
-    for (const auto& [name, value] :
-         aotune::jagged_reduce::features(c.p.dtype, c.p.B, c.p.M, c.p.nnz, c.max_len))
-      x.push_back(value);
-    xs.push_back(std::move(x));
-  }
+  const std::vector<std::vector<double>> xs = random_jagged_features();
   const auto space = static_cast<uint32_t>(aotune::find_kernel("jagged_sum").num_configs());
   std::size_t i = 0;
   for (auto _ : state) {
@@ -233,14 +239,7 @@ void BM_ForestCostsCompiledJaggedSum(benchmark::State& state) {
     return;
   }
   const auto view = h->view();
-  std::vector<std::vector<double>> xs;
-  for (const JaggedCall& c : random_jagged_calls()) {
-    std::vector<double> x;
-    for (const auto& [name, value] :
-         aotune::jagged_reduce::features(c.p.dtype, c.p.B, c.p.M, c.p.nnz, c.max_len))
-      x.push_back(value);
-    xs.push_back(std::move(x));
-  }
+  const std::vector<std::vector<double>> xs = random_jagged_features();
   const std::size_t mask = state.range(1) == 0 ? 0 : 1023;
   int64_t cost[hs::kMaxForestConfigs];
   std::size_t i = 0;
