@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
+#include <string>
 
 #include "codegen/config_bindings.h"
 #include "kernels/common/errors.h"
@@ -148,12 +150,14 @@ void kernel_struct(const KernelEntry& k, std::string& out) {
   auto i32_array = [](const std::vector<int32_t>& v, std::size_t per_line) {
     std::string s = "{";
     if (per_line == 0) {
-      for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+      for (std::size_t i = 0; i < v.size(); ++i) fmt::format_to(std::back_inserter(s), "{}{}", i ? ", " : "", v[i]);
       return s + "}";
     }
     for (std::size_t i = 0; i < v.size(); ++i) {
       if (i % per_line == 0) s += "\n     ";
-      s += " " + std::to_string(v[i]) + ",";
+      // format_to, not " " + std::to_string(): GCC 12 warns (-Wstringop-overflow) on that
+      // inlined concatenation, and a forest's tables are a few hundred thousand numbers.
+      fmt::format_to(std::back_inserter(s), " {},", v[i]);
     }
     return s + (v.empty() ? "}" : "\n  }");
   };
