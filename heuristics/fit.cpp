@@ -262,7 +262,7 @@ nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& 
     forest["trees"] = fit.forest.trees;
     forest["max_depth"] = fit.forest.max_depth;
     forest["min_leaf"] = fit.forest.min_leaf;
-    forest["configs"] = fit.forest.configs == ForestConfigs::all && ts.num_configs() <= static_cast<std::size_t>(kMaxForestConfigs) ? "all" : "subset";
+    forest["configs"] = takes_every_config(ts, fit.forest.configs) ? "all" : "subset";
     forest["clip"] = fit.forest.clip;
     j["heldout_forest"] = forest;
     if (fit.heldout_forest_repeats.size() > 1)

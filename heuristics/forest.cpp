@@ -199,11 +199,7 @@ HeuristicView forest_view(const Forest& forest) {
 }  // namespace
 
 void forest_costs(const Forest& forest, const double* x, int64_t* costs) {
-  if (forest.roots.empty()) {
-    std::fill(costs, costs + forest.configs.size(), 0);
-    return;
-  }
-  heuristics::forest_costs(forest_view(forest), x, costs);
+  heuristics::forest_costs(forest_view(forest), x, costs);  // no trees: all zero
 }
 
 std::vector<uint16_t> forest_ranking(const Forest& forest, const double* x) {
@@ -233,10 +229,14 @@ Choice route_forest(const Forest& forest, const TrainingSet& ts, std::size_t row
   return route(forest_heuristic(forest, ts, all_rows(ts)), ts, row);
 }
 
+bool takes_every_config(const TrainingSet& ts, ForestConfigs which) {
+  return which == ForestConfigs::all && ts.num_configs() <= static_cast<std::size_t>(kMaxForestConfigs);
+}
+
 std::vector<std::size_t> forest_config_columns(const TrainingSet& ts, std::span<const std::size_t> rows,
                                                ForestConfigs which, const SubsetOptions& subset,
                                                std::size_t subset_size) {
-  if (which == ForestConfigs::all && ts.num_configs() <= static_cast<std::size_t>(kMaxForestConfigs)) {
+  if (takes_every_config(ts, which)) {
     std::vector<std::size_t> all(ts.num_configs());
     std::iota(all.begin(), all.end(), std::size_t{0});
     return all;

@@ -89,6 +89,10 @@ Heuristic forest_heuristic(const Forest& forest, const TrainingSet& ts, std::spa
 // over.
 Choice route_forest(const Forest& forest, const TrainingSet& ts, std::size_t row);
 
+// Whether a forest of `which` configs predicts every config of `ts` (ForestConfigs::all over a
+// space the run-time walk can rank), or else the fitted subset.
+bool takes_every_config(const TrainingSet& ts, ForestConfigs which);
+
 // The configs a fold's forest predicts: ForestConfigs::subset fits a subset on `rows` of
 // `subset_size` configs (0: options.subset's cap), ForestConfigs::all takes every config (or,
 // past kMaxForestConfigs of them, the subset).

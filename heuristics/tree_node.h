@@ -52,7 +52,8 @@ struct HeuristicView {
 inline constexpr int32_t kMaxForestConfigs = 128;
 
 // Each table position's cost summed over a forest's trees: cost[i] for h.config_index[i], lower
-// is better. Requires h.num_trees > 0; `cost` holds h.num_configs entries.
+// is better (all 0 without trees). `cost` holds h.num_configs entries, at most kMaxForestConfigs
+// where it lives on the stack (checked when a heuristic is loaded).
 //
 // The trees are walked in lockstep, kForestLanes at a time, each step chosen without a branch
 // (a leaf stays where it is): the lanes' node loads overlap instead of each waiting on the last,
@@ -99,15 +100,6 @@ constexpr void rank_costs(const int64_t* cost, int32_t k, uint16_t* order) {
     for (; j > 0 && cost[order[j - 1]] > cost[i]; --j) order[j] = order[j - 1];
     order[j] = static_cast<uint16_t>(i);
   }
-}
-
-// A forest's table positions ranked by summed cost (forest_costs, rank_costs): `order` receives
-// h.num_configs entries. Requires h.num_trees > 0 and h.num_configs <= kMaxForestConfigs (checked
-// when a heuristic is loaded).
-constexpr void rank_by_forest(const HeuristicView& h, const double* features, uint16_t* order) {
-  int64_t cost[kMaxForestConfigs]{};
-  forest_costs(h, features, cost);
-  rank_costs(cost, h.num_configs, order);
 }
 
 // The view of tables held elsewhere (the fitter's Heuristic, the dispatch store's entries); they

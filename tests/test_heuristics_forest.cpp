@@ -212,8 +212,10 @@ TEST(Forest, ChooseConfigTakesTheRankingLazilyWithTiesToTheLowerPosition) {
   v.num_trees = 1;
   v.leaf_values = values;
   const double x[] = {0.0};
+  int64_t cost[4];
+  forest_costs(v, x, cost);
   uint16_t order[4];
-  rank_by_forest(v, x, order);
+  rank_costs(cost, 4, order);
   EXPECT_EQ(std::vector<uint16_t>(order, order + 4), (std::vector<uint16_t>{1, 2, 0, 3}));
   for (const auto& [legal, config, rank] : std::vector<std::tuple<std::vector<uint32_t>, uint32_t, int32_t>>{
            {{10, 11, 12, 13}, 11, 0}, {{10, 12, 13}, 12, 1}, {{10, 13}, 10, 2}, {{13}, 13, 3}}) {
