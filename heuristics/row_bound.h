@@ -48,7 +48,7 @@ inline bool has_row_per_block_configs(std::string_view kernel) {
 }
 
 // Whether config `id` of `kernel` is one of those: block_row (a block per row), group_row and
-// flat_row (a group of lanes inside one warp per row). nnz_split and flat_scan spread rows over
+// flat_row (a group of lanes, up to a whole block, per row). nnz_split and flat_scan spread rows over
 // blocks.
 inline bool reduces_each_row_in_one_block(std::string_view kernel, std::string_view id) {
   return has_row_per_block_configs(kernel) &&

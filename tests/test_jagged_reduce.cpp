@@ -185,7 +185,13 @@ TEST(JaggedReduceSupports, FlatRowNeedsNarrowRowsAndAPowerOfTwoLanes) {
   EXPECT_THAT(supports(c, p).reason, HasSubstr("flat_row needs values aligned to 16"));
   p.values = reinterpret_cast<const void*>(std::uintptr_t{256});
   EXPECT_THAT(supports({Strategy::flat_row, 128, 0, 0, 12}, p).reason, HasSubstr("got 12"));
-  EXPECT_THAT(supports({Strategy::flat_row, 128, 0, 0, 64}, p).reason, HasSubstr("from 2 to 32 lanes"));
+  // Groups of whole warps, up to the block.
+  EXPECT_TRUE(supports({Strategy::flat_row, 128, 0, 0, 64}, p).ok);
+  EXPECT_TRUE(supports({Strategy::flat_row, 512, 0, 0, 512}, p).ok);
+  EXPECT_THAT(supports({Strategy::flat_row, 128, 0, 0, 256}, p).reason,
+              HasSubstr("a power of two from 2 that divides its 128 threads, got 256"));
+  EXPECT_THAT(supports({Strategy::flat_row, 96, 0, 0, 64}, p).reason, HasSubstr("divides its 96 threads, got 64"));
+  EXPECT_THAT(supports({Strategy::flat_row, 2048, 0, 0, 64}, p).reason, HasSubstr("up to 1024, got 2048"));
   EXPECT_THAT(supports({Strategy::flat_row, 128, 0, 0, 1}, p).reason, HasSubstr("got 1"));
   EXPECT_THAT(supports({Strategy::flat_row, 128, 2, 0, 8}, p).reason, HasSubstr("no vec or chunk"));
   EXPECT_THAT(supports({Strategy::flat_row, 96 + 1, 0, 0, 8}, p).reason, HasSubstr("multiple of 32 threads"));
@@ -193,14 +199,15 @@ TEST(JaggedReduceSupports, FlatRowNeedsNarrowRowsAndAPowerOfTwoLanes) {
   EXPECT_EQ(resolved(c, p), c);  // no auto field to fill: its loads are 16 bytes along the row
 }
 
-TEST(JaggedReduceConfigSpace, FlatRowTakesFourToThirtyTwoLanesPerRow) {
+TEST(JaggedReduceConfigSpace, FlatRowTakesFourLanesToAWholeBlockPerRow) {
   std::set<int> lanes;
   for (const Config& c : config_space()) {
     if (c.strategy != Strategy::flat_row) continue;
     lanes.insert(c.slots);
+    EXPECT_EQ(c.threads, c.slots <= 32 ? 128 : 512) << config_id(c);
     EXPECT_EQ(config_from_json(to_json(c)), c);
   }
-  EXPECT_EQ(lanes, (std::set<int>{4, 8, 16, 32}));
+  EXPECT_EQ(lanes, (std::set<int>{4, 8, 16, 32, 64, 128, 256, 512}));
 }
 
 TEST(JaggedReduceValidate, NamesEachBadInputAndItsValue) {

@@ -31,8 +31,9 @@ enum class Strategy {
   flat_scan,  // narrow rows (M x element size divides 16 bytes): values read as one flat array of
               // 16-byte vectors, rows summed by a block-wide segmented scan, rows spread over
               // blocks finished as nnz_split's (one launch)
-  flat_row,   // narrow rows (M x element size divides 16 bytes): one group of `slots` lanes (<= 32)
-              // per row, reading the row as flat 16-byte vectors: uniform rows of 32-4096 entries
+  flat_row,   // narrow rows (M x element size divides 16 bytes): one group of `slots` lanes (part
+              // of a warp, or whole warps up to a block) per row, reading the row as flat
+              // 16-byte vectors: uniform rows of 32 entries and more
 };
 
 // vec = 0 and (nnz_split) chunk = 0 are "auto": resolved() fills them from the problem at every
@@ -47,15 +48,18 @@ struct Config {
                       // 0 for the other strategies
   int slots = 1;      // group_row: lane groups that split each row's elements (1-32), summed
                       // with warp shuffles; shortens each thread's serial walk of a short row.
-                      // flat_row: lanes per row (2-32, a power of two). 1 for the others
+                      // flat_row: lanes per row (a power of two from 2 that divides threads).
+                      // 1 for the others
   friend bool operator==(const Config&, const Config&) = default;
 };
 
 // flat_scan: 16-byte vectors each thread loads, and the largest block (its shared arrays' size).
 inline constexpr int kFlatScanVectors = 4;
 inline constexpr int kFlatScanMaxThreads = 512;
-// flat_row: 16-byte vectors each lane has in flight per step of its row.
+// flat_row: 16-byte vectors each lane has in flight per step of its row, and the largest block
+// (the size of its shared array of warp sums).
 inline constexpr int kFlatRowVectors = 4;
+inline constexpr int kFlatRowMaxThreads = 1024;
 
 // 4, not the former 32 (session 21, from the session-21 databases, no GPU): on the grid shapes
 // where an nnz_split config is the best, the best fixed chunk sits at about 2-8 chunks per SM

@@ -80,8 +80,11 @@ const std::vector<Config>& config_space() {
     // flat_scan, for M = 1-8: its one knob is the block (threads x 4 vectors of 16 bytes).
     for (int threads : {128, 256, 512}) s.push_back({Strategy::flat_scan, threads, 0, 0});
     // flat_row, for M = 1-8: lanes per row (slots) as group_row's slots, for the same reason (the
-    // serial walk of each lane), from 4 for rows of a few vectors to a warp for rows of thousands.
+    // serial walk of each lane), from 4 for rows of a few vectors to a warp for rows of thousands,
+    // then 2-16 warps in a block of 512 for rows of thousands of vectors (a warp keeps 2 KB of
+    // its row in flight: too little to stream one row fast).
     for (int lanes : {4, 8, 16, 32}) s.push_back({Strategy::flat_row, 128, 0, 0, lanes});
+    for (int lanes : {64, 128, 256, 512}) s.push_back({Strategy::flat_row, 512, 0, 0, lanes});
     return s;
   }();
   return space;
@@ -198,11 +201,15 @@ Legality flat_row_supports(const Config& c, const Problem& p) {
     return Legality::no("flat_row takes no vec or chunk (got vec=" + std::to_string(c.vec) + ", chunk=" +
                         std::to_string(c.chunk) + ")");
   }
-  if (c.slots < 2 || c.slots > 32 || (c.slots & (c.slots - 1)) != 0) {
-    return Legality::no("flat_row needs a power of two from 2 to 32 lanes per row (slots), got " + std::to_string(c.slots));
+  if (c.threads < 32 || c.threads > kFlatRowMaxThreads || c.threads % 32 != 0) {
+    return Legality::no("flat_row needs a multiple of 32 threads up to " + std::to_string(kFlatRowMaxThreads) +
+                        ", got " + std::to_string(c.threads));
   }
-  if (c.threads < 32 || c.threads > 1024 || c.threads % 32 != 0) {
-    return Legality::no("flat_row needs a multiple of 32 threads up to 1024, got " + std::to_string(c.threads));
+  // threads is a multiple of 32, so a power of two dividing it is a group inside one warp (<= 32
+  // lanes) or of whole warps (the kernel's shared-memory step).
+  if (c.slots < 2 || (c.slots & (c.slots - 1)) != 0 || c.threads % c.slots != 0) {
+    return Legality::no("flat_row needs lanes per row (slots) a power of two from 2 that divides its " +
+                        std::to_string(c.threads) + " threads, got " + std::to_string(c.slots));
   }
   if (Legality narrow = narrow_rows_legality("flat_row", p); !narrow.ok) return narrow;
   const int64_t rows_per_block = c.threads / c.slots;

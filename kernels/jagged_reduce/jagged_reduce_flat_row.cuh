@@ -2,12 +2,16 @@
 //
 // flat_row, for narrow rows: M x sizeof(T) divides 16 bytes (M = 1, 2, 4 for fp32; also 8 for
 // 16-bit types). A row's len x M values are one contiguous run, so a group of `lanes` threads
-// (a power of two, inside one warp) reads it as 16-byte vectors, kFlatRowVectors of them in flight
-// per lane, and the lanes' sums meet by warp shuffles. group_row's lanes run along M instead: at
+// (a power of two: 2-32 lanes inside one warp, or 64-kFlatRowMaxThreads lanes, whole warps) reads it
+// as 16-byte vectors, kFlatRowVectors of them in flight per lane, and the lanes' sums meet by warp
+// shuffles, then (groups of several warps) in shared memory. group_row's lanes run along M instead: at
 // M = 1 in fp32 each of its loads is 4 bytes, and a 1 GB shape of rows up to 4096 entries (B=65536
 // M=1 f32) stayed at 3.2 TB/s behind the instruction count (session-18 database, block_row.t128.v1
 // best). flat_scan reads 16-byte vectors too but pays a block-wide scan per tile to find rows;
 // here every group knows its row, which suits uniform rows (flat_scan suits skewed ones).
+// Groups of several warps are for long rows: a warp keeps 2 KB of a row in flight, so a row of
+// 8192 bf16 entries took four rounds of memory latency and flat_scan was the best config there at
+// 0.4-1.2 TB/s (session 23).
 //
 // Columns: values is 16-byte aligned (supports()) and a row starts at element offsets[b] x M, a
 // multiple of M; M divides the elements per vector, so element k of any vector is column k % M.
@@ -98,9 +102,27 @@ __global__ void flat_row_kernel(const T* __restrict__ values, const IndexT* __re
   float col[MC] = {};
 #pragma unroll
   for (int k = 0; k < P; ++k) col[k % MC] += acc[k];
-  for (int o = 1; o < lanes; o <<= 1) {  // lanes is a power of two, groups aligned inside the warp
+  const int warp_lanes = lanes < 32 ? lanes : 32;
+  for (int o = 1; o < warp_lanes; o <<= 1) {  // lanes is a power of two, groups aligned inside the warp
 #pragma unroll
     for (int c = 0; c < MC; ++c) col[c] += __shfl_xor_sync(0xffffffffu, col[c], o);
+  }
+  if (lanes > 32) {  // the same for every thread of the block, so all of them reach the barrier
+    // Each warp's sum goes to shared memory; the group's first lane adds its other warps' sums in
+    // warp order (the same order every run).
+    __shared__ float warp_sums[kFlatRowMaxThreads / 32][MC];
+    const int warp = threadIdx.x / 32;
+    if (threadIdx.x % 32 == 0) {
+#pragma unroll
+      for (int c = 0; c < MC; ++c) warp_sums[warp][c] = col[c];
+    }
+    __syncthreads();
+    if (lane == 0) {
+      for (int w = 1; w < lanes / 32; ++w) {
+#pragma unroll
+        for (int c = 0; c < MC; ++c) col[c] += warp_sums[warp + w][c];
+      }
+    }
   }
   if (b < B && lane == 0) store<T, MC>(out, b, MC, 0, cols, row_scale(mean, re - rs), col);
 }

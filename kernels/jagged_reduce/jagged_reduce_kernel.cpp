@@ -150,6 +150,9 @@ std::vector<nlohmann::json> reduce_test_shapes(Op op) {
       {{"B", 300}, {"M", 2}, {"len", 200}, {"dist", "one_huge"}},
       {{"B", 5}, {"M", 4}, {"len", 9001}, {"dist", "fixed"}},
       {{"B", 700}, {"M", 8}, {"len", 40}, {"dist", "powerlaw"}},
+      // flat_row with groups of 2-16 warps: rows of thousands of entries off a 16-byte boundary,
+      // empty rows, and a last block with part of its groups past B.
+      {{"B", 41}, {"M", 1}, {"len", 3000}, {"dist", "many_empty"}},
   };
   std::vector<nlohmann::json> shapes;
   uint64_t seed = 11;

@@ -110,10 +110,10 @@ void launch_flat_scan(const Config& c, const Problem& p, void* workspace, cudaSt
   AOTUNE_CUDA_CHECK_LAUNCH();
 }
 
-// flat_row: one instance per M, blockDim.x / slots rows per block.
+// flat_row: one instance per M, blockDim.x / slots rows per block (1 when a row takes the block).
 template <typename T, typename IndexT, int MC>
 void launch_flat_row(const Config& c, const Problem& p, cudaStream_t stream) {
-  const int rows_per_block = c.threads / c.slots;  // supports(): slots divides 32, threads a multiple of 32
+  const int rows_per_block = c.threads / c.slots;  // supports(): slots, a power of two, divides threads
   const int64_t blocks = (p.B + rows_per_block - 1) / rows_per_block;  // supports(): < 2^31
   device::flat_row_kernel<T, IndexT, MC><<<static_cast<unsigned>(blocks), c.threads, 0, stream>>>(
       static_cast<const T*>(p.values), static_cast<const IndexT*>(p.offsets),
