@@ -81,7 +81,7 @@ TEST(TunerCli, TheJsonSummaryCountsCellsAndNamesTheOutput) {
   for (const auto& s : db["shapes"]) EXPECT_EQ(s["search"], "quick");
 }
 
-// Clear losers (over --loser-factor x the shape's fastest so far; 3 by default, 1.2 here since the
+// Clear losers (over --loser-factor x the shape's fastest so far; 3 by default, 1.1 here since the
 // simulated tiny shapes are launch-bound, and cut from the first shape on: --loser-min-us 0) get 2
 // repetitions; the protocol says so, and
 // --loser-factor 0 times every config in full.
@@ -89,7 +89,7 @@ TEST(TunerCli, ClearLosersGetFewRepetitionsUnlessTurnedOff) {
   TempDir dir;
   write_grid(dir / "grids", small_jagged_sum_grid(3));
   ASSERT_EQ(
-      run_cli(sim_tune_args(dir.path(), "cut", {"--loser-factor", "1.2", "--loser-min-us", "0"}),
+      run_cli(sim_tune_args(dir.path(), "cut", {"--loser-factor", "1.1", "--loser-min-us", "0"}),
               dir.path())
           .exit_code,
       0);
@@ -97,7 +97,7 @@ TEST(TunerCli, ClearLosersGetFewRepetitionsUnlessTurnedOff) {
       run_cli(sim_tune_args(dir.path(), "full", {"--loser-factor", "0"}), dir.path()).exit_code, 0);
   const auto cut = nlohmann::json::parse(read_text(dir / "cut/sm90/jagged_sum.json"));
   const auto full = nlohmann::json::parse(read_text(dir / "full/sm90/jagged_sum.json"));
-  EXPECT_EQ(cut["protocol"]["loser_factor"], 1.2);
+  EXPECT_EQ(cut["protocol"]["loser_factor"], 1.1);
   EXPECT_EQ(cut["protocol"]["loser_reps"], 2);
   EXPECT_EQ(cut["protocol"]["loser_min_us"], 0.0);
   EXPECT_FALSE(full["protocol"].contains("loser_factor"));
@@ -116,11 +116,11 @@ TEST(TunerCli, ClearLosersGetFewRepetitionsUnlessTurnedOff) {
       EXPECT_GE(b["cells"][c]["reps"].get<int>(), 5);
       if (a["cells"][c]["reps"] == 2) {
         ++losers;
-        EXPECT_GT(a["cells"][c]["median_us"].get<double>(), 1.2 * best) << "a near winner was cut";
+        EXPECT_GT(a["cells"][c]["median_us"].get<double>(), 1.1 * best) << "a near winner was cut";
       }
     }
   }
-  EXPECT_GT(losers, 0) << "the simulated space has configs over 1.2x slower than the best";
+  EXPECT_GT(losers, 0) << "the simulated space has configs over 1.1x slower than the best";
 }
 
 // --near-tie and --tie-candidates: a bad value is a usage error that names it, before anything is
