@@ -172,10 +172,13 @@ inline bool config_past_row_bound(std::string_view kernel, std::string_view id,
 // choose_config(), passing over the configs `avoid` names while any other legal choice exists.
 template <typename IsLegal, typename Avoid>
 Choice choose_config_avoiding(const HeuristicView& h, const double* features, uint32_t default_config,
-                              uint32_t space_size, IsLegal&& legal, Avoid&& avoid) {
-  const Choice c = choose_config(h, features, default_config, space_size,
-                                 [&](uint32_t i) { return legal(i) && !avoid(i); });
-  return c.source == ChoiceSource::none ? choose_config(h, features, default_config, space_size, legal) : c;
+                              uint32_t space_size, IsLegal&& legal, Avoid&& avoid,
+                              const int64_t* known_costs = nullptr) {
+  const Choice c = choose_config(
+      h, features, default_config, space_size, [&](uint32_t i) { return legal(i) && !avoid(i); }, known_costs);
+  return c.source == ChoiceSource::none
+             ? choose_config(h, features, default_config, space_size, legal, known_costs)
+             : c;
 }
 
 }  // namespace aotune::heuristics

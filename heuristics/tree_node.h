@@ -130,16 +130,23 @@ struct Choice {
 // The config to run: the leaf's ranked list, then the global fallback list, then the safe default,
 // then the first legal config of the whole space. `legal(space_index)` is the kernel's supports()
 // at run time, or the database's legality when scoring, so both follow exactly the same path.
+// `known_costs`, for a forest only: forest_costs() of these features, computed earlier (the
+// dispatch library's per-thread memo); null computes them here.
 template <typename IsLegal>
 constexpr Choice choose_config(const HeuristicView& h, const double* features,
-                               uint32_t default_config, uint32_t space_size, IsLegal&& legal) {
+                               uint32_t default_config, uint32_t space_size, IsLegal&& legal,
+                               const int64_t* known_costs = nullptr) {
   Choice c;
   if (h.num_nodes > 0 && h.num_trees > 0) {
     // A forest: its ranking stands in for a leaf's list (no single leaf: c.leaf stays -1). The
     // ranking is taken lazily, the cheapest untried position each step (ties to the lower, as
     // rank_costs orders them): the first or second is nearly always legal, so this skips a sort.
     int64_t cost[kMaxForestConfigs]{};
-    forest_costs(h, features, cost);
+    if (known_costs != nullptr) {
+      for (int32_t i = 0; i < h.num_configs; ++i) cost[i] = known_costs[i];
+    } else {
+      forest_costs(h, features, cost);
+    }
     constexpr int64_t kTried = INT64_MAX;  // far above any sum of int32 leaf costs
     for (int32_t r = 0; r < h.num_configs; ++r) {
       int32_t best = 0;

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "dispatch/src/kernel_heuristic_check.h"
 #include "dispatch/src/kernel_selection.h"
@@ -74,6 +76,51 @@ TEST(DispatchSelect, TakesTheNextLegalConfigWhenTheLeafsFirstCannotRun) {
   EXPECT_EQ(s.source, heuristics::ChoiceSource::leaf);
   // M=100 is not a multiple of 8: block_row.t256.v8 is illegal on the right side too.
   EXPECT_EQ(id_of(select_jagged_reduce(store, sum_problem(100), 20, 90)), "block_row.t256.v1");
+}
+
+// A jagged_sum forest of two trees over the same 4 configs as sm90_store(): tree 0 splits on
+// M < 64 (left: group_row.t128.v4.s1 cheapest, then .v1; right: block_row.t256.v8, then .v1),
+// tree 1 is one leaf adding `bias` to every config's cost.
+KernelHeuristic sum_forest(std::vector<int32_t> bias) {
+  KernelHeuristic h;
+  h.kernel = "jagged_sum";
+  h.arch = 90;
+  h.source = "test";
+  h.features = heuristics::current_feature_names(find_kernel("jagged_sum"));
+  h.config_ids = {"group_row.t128.v4.s1", "group_row.t128.v1.s1", "block_row.t256.v8", "block_row.t256.v1"};
+  const auto m = static_cast<int32_t>(std::find(h.features.begin(), h.features.end(), "M") -
+                                      h.features.begin());
+  h.nodes = {{m, 1, 2, 64.0}, {-1, 0, 4, 0.0}, {-1, 4, 4, 0.0}, {-1, 8, 4, 0.0}};
+  h.roots = {0, 3};
+  h.leaf_values = {0, 10, 40, 50, 40, 50, 0, 10};
+  h.leaf_values.insert(h.leaf_values.end(), bias.begin(), bias.end());
+  h.fallback = {3, 1, 0, 2};
+  resolve_and_check(h, find_kernel("jagged_sum"));
+  return h;
+}
+
+// The per-thread memo of a forest's costs (memoized_forest_costs) gives every call what a fresh
+// walk gives: features that change call to call, the same features with pointers that make the
+// cheapest config illegal (legality is never memoized), and a store rebuilt with other costs.
+TEST(DispatchSelect, TheForestMemoChoosesAsAFreshWalkWould) {
+  const HeuristicStore store({sum_forest({0, 0, 0, 0})});
+  ASSERT_GT(store.find("jagged_sum", 90)->uid, 0u);
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(id_of(select_jagged_reduce(store, sum_problem(32), 20, 90)), "group_row.t128.v4.s1");
+    EXPECT_EQ(id_of(select_jagged_reduce(store, sum_problem(32), 20, 90)), "group_row.t128.v4.s1");
+    EXPECT_EQ(id_of(select_jagged_reduce(store, sum_problem(256), 20, 90)), "block_row.t256.v8");
+    // The same features as the call before, values 4 bytes off an 8-byte boundary: v8 is illegal.
+    EXPECT_EQ(id_of(select_jagged_reduce(store, sum_problem(256, 4100), 20, 90)), "block_row.t256.v1");
+  }
+  // Another store whose second tree makes group_row.t128.v1.s1 the cheapest everywhere: its
+  // heuristic has a new uid, so the costs the first store left in the memo are not read back.
+  for (int i = 0; i < 2; ++i) {
+    const HeuristicStore other({sum_forest({100, 0, 100, 100})});
+    EXPECT_NE(other.find("jagged_sum", 90)->uid, store.find("jagged_sum", 90)->uid);
+    EXPECT_EQ(id_of(select_jagged_reduce(other, sum_problem(32), 20, 90)), "group_row.t128.v1.s1");
+    EXPECT_EQ(id_of(select_jagged_reduce(other, sum_problem(256), 20, 90)), "group_row.t128.v1.s1");
+  }
+  EXPECT_EQ(id_of(select_jagged_reduce(store, sum_problem(256), 20, 90)), "block_row.t256.v8");
 }
 
 // The peer benchmark's one_huge row (B=2048 M=256 bf16, one row of 200000 among rows of ~1560):

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -34,6 +35,10 @@ HeuristicStore::HeuristicStore(std::vector<KernelHeuristic> heuristics) {
                    [](const KernelHeuristic& a, const KernelHeuristic& b) {
                      return a.kernel != b.kernel ? a.kernel < b.kernel : a.arch > b.arch;
                    });
+  // A process-wide count, so a heuristic of a reloaded store never shares a uid with one of an
+  // earlier store at the same address.
+  static std::atomic<uint64_t> next_uid{1};
+  for (KernelHeuristic& h : heuristics_) h.uid = next_uid.fetch_add(1, std::memory_order_relaxed);
 }
 
 std::shared_ptr<const HeuristicStore> HeuristicStore::load(const std::string& override_dir,

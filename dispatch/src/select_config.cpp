@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <array>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <set>
@@ -46,6 +48,27 @@ const std::vector<std::string>& config_ids(const TunableKernel& kernel) {
     return m;
   }();
   return ids.at(&kernel);
+}
+
+const int64_t* memoized_forest_costs(const KernelHeuristic& h, const heuristics::HeuristicView& view,
+                                     const double* x, std::size_t n) {
+  // One entry per heuristic, direct-mapped by uid: a store's heuristics have consecutive uids, so
+  // up to kSlots kernels x architectures called in turn on one thread never evict each other.
+  struct Entry {
+    uint64_t uid = 0;
+    std::array<double, kMaxFeatures> x{};
+    std::array<int64_t, heuristics::kMaxForestConfigs> cost{};
+  };
+  constexpr std::size_t kSlots = 8;
+  thread_local std::array<Entry, kSlots> memo;
+  Entry& e = memo[h.uid % kSlots];
+  // Bitwise: the same bits walk to the same leaves (a NaN included); -0.0 against 0.0 only misses.
+  if (e.uid != h.uid || std::memcmp(e.x.data(), x, n * sizeof(double)) != 0) {
+    heuristics::forest_costs(view, x, e.cost.data());
+    std::memcpy(e.x.data(), x, n * sizeof(double));
+    e.uid = h.uid;
+  }
+  return e.cost.data();
 }
 
 uint32_t default_config_index(const TunableKernel& kernel) {

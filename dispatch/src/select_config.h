@@ -31,6 +31,15 @@ void warn_untuned_once(std::string_view kernel, int device_arch, const Heuristic
 
 [[noreturn]] void throw_no_legal_config(std::string_view kernel);
 
+// forest_costs() of `x` (h's features, in order) on h's forest, remembered per thread: a call
+// with the same heuristic and bit-identical features as that heuristic's last call on this
+// thread reads them back instead of walking the trees again. A model calls a kernel with the same
+// shape step after step (a dense kernel nearly always, a jagged one while its batch sizes repeat),
+// and the walk is most of a forest's selection (PERF.md, Selection speed). Only the costs are
+// kept: legality depends on the call's pointers and is checked on every call. h.uid must be set.
+const int64_t* memoized_forest_costs(const KernelHeuristic& h, const heuristics::HeuristicView& view,
+                                     const double* x, std::size_t n);
+
 // The ids of every config of `kernel`, formatted once per process for all registered kernels: the
 // row bound reads them on long-row calls, which then allocate nothing either.
 const std::vector<std::string>& config_ids(const TunableKernel& kernel);
@@ -55,10 +64,15 @@ Selection select_config(const HeuristicStore& store, std::string_view kernel, in
   const bool bound = heuristics::longest_row_past_bound(kernel, features);
   const TunableKernel* k = bound ? &find_kernel(kernel) : nullptr;
   const heuristics::RowBoundFeatures row = bound ? heuristics::row_bound_features(features) : heuristics::RowBoundFeatures{};
+  const int64_t* costs = h != nullptr && view.num_trees > 0 && h->uid != 0
+                             ? memoized_forest_costs(*h, view, x.data(), features.size())
+                             : nullptr;
   const heuristics::Choice c = heuristics::choose_config_avoiding(
-      view, x.data(), default_config, space_size, legal, [&](uint32_t i) {
+      view, x.data(), default_config, space_size, legal,
+      [&](uint32_t i) {
         return k != nullptr && heuristics::config_past_row_bound(kernel, config_ids(*k)[i], row);
-      });
+      },
+      costs);
   if (c.source == heuristics::ChoiceSource::none) throw_no_legal_config(kernel);
   return {c.config, c.source, h != nullptr ? h->arch : 0};
 }

@@ -30,6 +30,9 @@ struct KernelHeuristic {
   // node in `nodes`, and the leaves' predicted costs, configs.size() per leaf.
   std::vector<int32_t> roots;
   std::vector<int32_t> leaf_values;
+  // Set by the HeuristicStore that holds it, unique in the process (never reused, even after the
+  // store is gone): the key of the dispatch library's per-thread forest memo. 0: not in a store.
+  uint64_t uid = 0;
 
   heuristics::HeuristicView view() const;
 };
