@@ -18,19 +18,26 @@
 namespace aotune::dispatch {
 namespace {
 
-// jagged_sum on sm90: M < 64 -> group_row.t128.v4.s1 then .v1; else block_row.t256.v8 then .v1.
-HeuristicStore sm90_store() {
+// A jagged_sum heuristic for sm90 over 4 configs, its tables left to the caller: they split on M,
+// whose feature index is *m.
+KernelHeuristic sum_heuristic(int32_t* m) {
   KernelHeuristic h;
   h.kernel = "jagged_sum";
   h.arch = 90;
   h.source = "test";
   h.features = heuristics::current_feature_names(find_kernel("jagged_sum"));
   h.config_ids = {"group_row.t128.v4.s1", "group_row.t128.v1.s1", "block_row.t256.v8", "block_row.t256.v1"};
-  const auto m = static_cast<int32_t>(std::find(h.features.begin(), h.features.end(), "M") -
-                                      h.features.begin());
+  h.fallback = {3, 1, 0, 2};
+  *m = static_cast<int32_t>(std::find(h.features.begin(), h.features.end(), "M") - h.features.begin());
+  return h;
+}
+
+// jagged_sum on sm90: M < 64 -> group_row.t128.v4.s1 then .v1; else block_row.t256.v8 then .v1.
+HeuristicStore sm90_store() {
+  int32_t m = 0;
+  KernelHeuristic h = sum_heuristic(&m);
   h.nodes = {{m, 1, 2, 64.0}, {-1, 0, 2, 0.0}, {-1, 2, 2, 0.0}};
   h.leaf_configs = {0, 1, 2, 3};
-  h.fallback = {3, 1, 0, 2};
   resolve_and_check(h, find_kernel("jagged_sum"));
   return HeuristicStore({h});
 }
@@ -82,19 +89,12 @@ TEST(DispatchSelect, TakesTheNextLegalConfigWhenTheLeafsFirstCannotRun) {
 // M < 64 (left: group_row.t128.v4.s1 cheapest, then .v1; right: block_row.t256.v8, then .v1),
 // tree 1 is one leaf adding `bias` to every config's cost.
 KernelHeuristic sum_forest(std::vector<int32_t> bias) {
-  KernelHeuristic h;
-  h.kernel = "jagged_sum";
-  h.arch = 90;
-  h.source = "test";
-  h.features = heuristics::current_feature_names(find_kernel("jagged_sum"));
-  h.config_ids = {"group_row.t128.v4.s1", "group_row.t128.v1.s1", "block_row.t256.v8", "block_row.t256.v1"};
-  const auto m = static_cast<int32_t>(std::find(h.features.begin(), h.features.end(), "M") -
-                                      h.features.begin());
+  int32_t m = 0;
+  KernelHeuristic h = sum_heuristic(&m);
   h.nodes = {{m, 1, 2, 64.0}, {-1, 0, 4, 0.0}, {-1, 4, 4, 0.0}, {-1, 8, 4, 0.0}};
   h.roots = {0, 3};
   h.leaf_values = {0, 10, 40, 50, 40, 50, 0, 10};
   h.leaf_values.insert(h.leaf_values.end(), bias.begin(), bias.end());
-  h.fallback = {3, 1, 0, 2};
   resolve_and_check(h, find_kernel("jagged_sum"));
   return h;
 }
