@@ -84,23 +84,19 @@ class CompareSweeps(unittest.TestCase):
         self.assertEqual(text.returncode, 0, text.stderr)
         self.assertIn("uniform under 3.6 TB/s 1 -> 0 of 1", text.stdout)
 
-    def test_refuses_two_kernels_and_a_missing_file(self):
-        a = self.write("a.json", database("k1", [("s", "uniform", 1.0, {"a.t1": 1.0, "b.t1": 2.0})]))
-        b = self.write("b.json", database("k2", [("s", "uniform", 1.0, {"a.t1": 1.0, "b.t1": 2.0})]))
-        r = self.run_script(a, b)
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn("different kernels: k1", r.stderr)
-        r = self.run_script(a, os.path.join(self.dir.name, "missing.json"))
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn("cannot read results database", r.stderr)
+    def one_shape(self, name, kernel, key):
+        return self.write(name, database(kernel, [(key, "uniform", 1.0, {"a.t1": 1.0, "b.t1": 2.0})]))
 
-    def test_refuses_databases_with_no_shape_in_common(self):
-        a = self.write("a.json", database("k", [("s1", "uniform", 1.0, {"a.t1": 1.0, "b.t1": 2.0})]))
-        b = self.write("b.json", database("k", [("s2", "uniform", 1.0, {"a.t1": 1.0, "b.t1": 2.0})]))
-        r = self.run_script(a, b)
+    def assert_refused(self, old, new, message):
+        r = self.run_script(old, new)
         self.assertNotEqual(r.returncode, 0)
-        self.assertIn("share no shape", r.stderr)
+        self.assertIn(message, r.stderr)
 
+    def test_refuses_two_kernels_a_missing_file_and_no_shape_in_common(self):
+        a = self.one_shape("a.json", "k1", "s")
+        self.assert_refused(a, self.one_shape("b.json", "k2", "s"), "different kernels: k1")
+        self.assert_refused(a, os.path.join(self.dir.name, "missing.json"), "cannot read results database")
+        self.assert_refused(a, self.one_shape("c.json", "k1", "s2"), "share no shape")
 
 if __name__ == "__main__":
     unittest.main()
