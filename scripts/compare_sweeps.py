@@ -17,6 +17,8 @@ import json
 import math
 import sys
 
+from noise_floor import load_shapes  # scripts/ is on the path: this file's folder
+
 LARGE_BYTES = 256e6  # issue 6's "large shape"
 UNIFORM_BAR_TBS, SKEWED_BAR_TBS = 3.6, 3.2
 SIZE_CLASSES = [("< 1 MB", 0, 1e6), ("1-256 MB", 1e6, LARGE_BYTES), (">= 256 MB", LARGE_BYTES, math.inf)]
@@ -24,23 +26,6 @@ SIZE_CLASSES = [("< 1 MB", 0, 1e6), ("1-256 MB", 1e6, LARGE_BYTES), (">= 256 MB"
 
 def fail(msg):
     sys.exit(f"compare_sweeps: {msg}")
-
-
-def load(path):
-    """(kernel, {shape key: (spec, bytes moved, {config id: median µs})}) for the shapes where at
-    least one config ran."""
-    try:
-        with open(path) as f:
-            db = json.load(f)
-        ids = [c["id"] for c in db["configs"]]
-        shapes = {}
-        for s in db["shapes"]:
-            ok = {ids[i]: c["median_us"] for i, c in enumerate(s["cells"]) if c["status"] == "ok"}
-            if ok:
-                shapes[s["key"]] = (s.get("spec", {}), float(s.get("bytes_moved", 0.0)), ok)
-        return db["kernel"], shapes
-    except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
-        fail(f"cannot read results database {path}: {e}")
 
 
 def geomean(xs):
@@ -62,7 +47,7 @@ def best(times):
 
 
 def bars(shapes):
-    """Issue 6's large-shape counts: (uniform under the bar, uniform total, skewed under, skewed total)."""
+    """Issue 6's large-shape counts: uniform-length shapes under their bar and in all, skewed ditto."""
     uniform_under = uniform = skewed_under = skewed = 0
     for spec, moved, times in shapes.values():
         if moved < LARGE_BYTES:
@@ -130,8 +115,8 @@ def main():
     args = ap.parse_args()
     if args.top < 0:
         fail(f"--top must be >= 0, got {args.top}")
-    old_kernel, old = load(args.old)
-    new_kernel, new = load(args.new)
+    old_kernel, old = load_shapes(args.old, "compare_sweeps")
+    new_kernel, new = load_shapes(args.new, "compare_sweeps")
     if old_kernel != new_kernel:
         fail(f"the databases hold different kernels: {old_kernel} ({args.old}) and {new_kernel} ({args.new})")
     report = compare(old, new, args.top)

@@ -13,22 +13,29 @@ import math
 import sys
 
 
-def load(path, tool="noise_floor"):
-    """(kernel, {shape key: {config id: median µs}}) of the configs that ran ("ok") on each shape;
-    shapes where none ran are left out. Exits naming `tool` and the file when it cannot be read.
-    Also used by scripts/ab_compare.py."""
+def load_shapes(path, tool="noise_floor"):
+    """(kernel, {shape key: (spec, bytes moved, {config id: median µs})}) of the configs that ran
+    ("ok") on each shape; shapes where none ran are left out. Exits naming `tool` and the file when
+    it cannot be read. Also used by scripts/compare_sweeps.py."""
     try:
         with open(path) as f:
             db = json.load(f)
         ids = [c["id"] for c in db.get("configs", [])]
-        times = {}
+        shapes = {}
         for s in db.get("shapes", []):
             ok = {ids[i]: c["median_us"] for i, c in enumerate(s["cells"]) if c["status"] == "ok"}
             if ok:
-                times[s["key"]] = ok
+                shapes[s["key"]] = (s.get("spec", {}), float(s.get("bytes_moved", 0.0)), ok)
     except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
         sys.exit(f"{tool}: cannot read results database {path}: {e}")
-    return db.get("kernel", "?"), times
+    return db.get("kernel", "?"), shapes
+
+
+def load(path, tool="noise_floor"):
+    """(kernel, {shape key: {config id: median µs}}): load_shapes() without the shapes' specs and
+    sizes. Also used by scripts/ab_compare.py."""
+    kernel, shapes = load_shapes(path, tool)
+    return kernel, {key: times for key, (_, _, times) in shapes.items()}
 
 
 def score(picker, judge):
