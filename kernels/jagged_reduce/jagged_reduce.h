@@ -60,6 +60,8 @@ inline constexpr int kFlatScanMaxThreads = 512;
 // (the size of its shared array of warp sums).
 inline constexpr int kFlatRowVectors = 4;
 inline constexpr int kFlatRowMaxThreads = 1024;
+// nnz_split: the largest block, which its register budget (__launch_bounds__) is set for.
+inline constexpr int kNnzSplitMaxThreads = 256;
 
 // 4, not the former 32 (session 21, from the session-21 databases, no GPU): on the grid shapes
 // where an nnz_split config is the best, the best fixed chunk sits at about 2-8 chunks per SM

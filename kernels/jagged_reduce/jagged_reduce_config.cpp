@@ -253,8 +253,9 @@ Legality supports(const Config& auto_config, const Problem& p) {
   }
   if (c.strategy == Strategy::nnz_split) {
     // Its row bookkeeping uses lane 0 of three warps; its block sums halve the row groups.
-    if (c.threads < 96 || (c.threads & (c.threads - 1)) != 0) {
-      return Legality::no("nnz_split needs a power of two >= 128 threads per block, got " + std::to_string(c.threads));
+    if (c.threads < 128 || c.threads > kNnzSplitMaxThreads || (c.threads & (c.threads - 1)) != 0) {
+      return Legality::no("nnz_split needs a power of two from 128 to " + std::to_string(kNnzSplitMaxThreads) +
+                          " threads per block, got " + std::to_string(c.threads));
     }
     const int64_t rows_per_chunk = std::max<int64_t>(1, c.chunk / p.M);
     if ((p.nnz + rows_per_chunk - 1) / rows_per_chunk > std::numeric_limits<int32_t>::max()) {

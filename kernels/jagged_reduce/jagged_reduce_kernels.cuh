@@ -279,8 +279,11 @@ __device__ __forceinline__ void block_sum_over_rows(float (&pooled)[VEC], float*
 // ONE_GROUP: the launch has one row group (tx_lanes == blockDim.x). Its own instance, because the
 // direct stores made the shared code up to 1.4x slower on row-group shapes (session 17 A/B:
 // jagged_sum B=16384 M=32 powerlaw f32, nnz_split.t256.v2.c262144 272 -> 386 us).
+// Registers: capped so an SM holds as many blocks as before the cross-row batches of phase 1 (4
+// of 256 threads, 3 with 16-byte loads); left to itself ptxas took up to 90 of them for
+// bf16 vec=4 (64 before), a block fewer per SM and so fewer loads in flight on long rows.
 template <typename T, typename IndexT, int VEC, bool ONE_GROUP>
-__global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __restrict__ offsets,
+__global__ void __launch_bounds__(kNnzSplitMaxThreads, VEC * sizeof(T) >= 16 ? 3 : 4) nnz_split_kernel(const T* __restrict__ values, const IndexT* __restrict__ offsets,
                                  const IndexT* __restrict__ fc, T* __restrict__ out, float* __restrict__ acc_ws,
                                  unsigned* __restrict__ arrivals, int64_t B, int64_t M, int64_t nnz,
                                  int64_t rows_per_chunk, int tx_lanes, bool mean) {
@@ -317,24 +320,29 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
     int64_t stop = min(row_end, e_end);
     int64_t cols = row_cols(fc, row, M);
     float acc[VEC] = {};
+    // Hands this thread's partial of `row`, which it has just left, to the head sum, to the output
+    // (ONE_GROUP: the only row group saw every element of the row, which lies inside the chunk: it
+    // started after e_begin and ended before e, so its sum is complete and is written here, with
+    // no atomics into acc_ws and no drain in phase 2), or to acc_ws; then clears acc.
+    auto leave_row = [&]() {
+      if (in_head) {
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) head[i] = acc[i];
+        in_head = false;
+      } else if (ONE_GROUP) {
+        store<T, VEC>(out, row, M, c0, cols, row_scale(mean, row_end - row_start), acc);
+      } else {
+#pragma unroll
+        for (int i = 0; i < VEC; ++i)
+          if (c0 + i < cols) atomicAdd(acc_ws + row * M + c0 + i, acc[i]);
+      }
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) acc[i] = 0;
+    };
+    constexpr int kLoads = VEC * sizeof(T) >= 16 ? 4 : 8;
     while (e < e_end) {
       if (e >= row_end) {  // crossed into a later row: flush, then advance past empty rows
-        if (in_head) {
-#pragma unroll
-          for (int i = 0; i < VEC; ++i) head[i] = acc[i];
-          in_head = false;
-        } else if (ONE_GROUP) {
-          // The only row group saw every element of this row, which lies inside the chunk (it
-          // started after e_begin and ended before e): its sum is complete, so it is written
-          // here, with no atomics into acc_ws and no drain in phase 2 (skipped there).
-          store<T, VEC>(out, row, M, c0, cols, row_scale(mean, row_end - row_start), acc);
-        } else {
-#pragma unroll
-          for (int i = 0; i < VEC; ++i)
-            if (c0 + i < cols) atomicAdd(acc_ws + row * M + c0 + i, acc[i]);
-        }
-#pragma unroll
-        for (int i = 0; i < VEC; ++i) acc[i] = 0;
+        leave_row();
         while (e >= row_end) {
           row_start = row_end;
           row_end = offsets[++row + 1];
@@ -342,38 +350,87 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
         stop = min(row_end, e_end);
         cols = row_cols(fc, row, M);
       }
-      if (c0 >= cols) {  // every column of this thread masked (jagged_mean): nothing to load or add,
-        // so straight to this thread's first element at or past `stop`, where the walk below
-        // would also end (a row with a feature count of 0 costs one step, not one per element)
-        e += (stop - e + ty_count - 1) / ty_count * ty_count;
+      // The full groups of kLoads run while e < last; then a cross-row batch (below).
+      const int64_t last = stop - (kLoads - 1) * ty_count;
+      if (c0 >= cols && e < last) {
+        // Every column of this thread masked (jagged_mean): nothing to load or add, so straight
+        // to where the row group's other lanes leave their full groups (a row with a feature
+        // count of 0 costs one step, not one per element). Not past it: the lanes of a row group
+        // must meet every row crossing at the same element, or their walks over the offsets
+        // diverge within the warp. (Jumping to the row's end, as before the cross-row batches,
+        // is the likely cause of jagged_mean's short-row shapes running up to 1.7x slower with
+        // them, session 25: not yet measured with this.)
+        const int64_t step = int64_t{kLoads} * ty_count;
+        e += (last - e + step - 1) / step * step;
         continue;
       }
-      constexpr int kLoads = VEC * sizeof(T) >= 16 ? 4 : 8;
-      if (e + (kLoads - 1) * ty_count < stop) {  // independent loads in flight before their adds
-        if (c0 < cols) {
-          Vec<T, VEC> v[kLoads];
+      if (e < last) {  // independent loads in flight before their adds
+        Vec<T, VEC> v[kLoads];
 #pragma unroll
-          for (int k = 0; k < kLoads; ++k) {
+        for (int k = 0; k < kLoads; ++k) {
+          if constexpr (VEC == 1) {
+            v[k].v[0] = __ldg(values + (e + k * ty_count) * M + c0);
+          } else {
+            v[k] = *reinterpret_cast<const Vec<T, VEC>*>(values + (e + k * ty_count) * M + c0);
+          }
+        }
+#pragma unroll
+        for (int k = 0; k < kLoads; ++k)
+#pragma unroll
+          for (int i = 0; i < VEC; ++i) acc[i] += to_float(v[k].v[i]);
+        e += kLoads * ty_count;
+      } else {
+        // Fewer than kLoads of this thread's elements are left in the row: its next kCross
+        // elements before e_end, whatever rows they fall in, with every load issued before any
+        // add; the row boundaries among them come from the offsets the block's threads share in
+        // L1. (This used to stop at the row's end: on chunks of many short rows each row then cost a
+        // thread one dependent round trip to DRAM, and those chunks set the kernel's time on
+        // skewed shapes: jagged_sum one_huge B=8192 M=16 bf16 at 1.2 TB/s, docs/PERF.md
+        // session 25.) Eight of them for loads under 8 bytes, four otherwise: eight took ptxas
+        // past the register cap (spills) at 8 bytes. All of them are loaded, the masked columns
+        // of jagged_mean's later rows too (in bounds: values is dense [nnz, M]; and harmless:
+        // every consumer of acc, the head sum, the direct store and the atomics, keeps only
+        // columns under the row's feature count), so the loads go out before the rows are found,
+        // while they fly. (Finding the rows first, to skip masked columns, walked the short rows
+        // twice: jagged_mean one_huge B=8192 M=16 2.3x slower; keeping the rows found spilled.)
+        // A row's own masked columns still skip it whole (above): a long row with a feature
+        // count of 0 costs a thread one step.
+        constexpr int kCross = VEC * sizeof(T) >= 8 ? 4 : 8;
+        unsigned live = 0;
+#pragma unroll
+        for (int k = 0; k < kCross; ++k) live |= (e + k * ty_count < e_end ? 1u : 0u) << k;
+        Vec<T, VEC> v[kCross];
+#pragma unroll
+        for (int k = 0; k < kCross; ++k) {
+          const int64_t ek = e + k * ty_count;
+          if (live >> k & 1u) {
             if constexpr (VEC == 1) {
-              v[k].v[0] = __ldg(values + (e + k * ty_count) * M + c0);
+              v[k].v[0] = __ldg(values + ek * M + c0);
             } else {
-              v[k] = *reinterpret_cast<const Vec<T, VEC>*>(values + (e + k * ty_count) * M + c0);
+              v[k] = *reinterpret_cast<const Vec<T, VEC>*>(values + ek * M + c0);
             }
+          } else {
+#pragma unroll
+            for (int i = 0; i < VEC; ++i) v[k].v[i] = from_float<T>(0.0f);
+          }
+        }
+#pragma unroll
+        for (int k = 0; k < kCross; ++k) {
+          const int64_t ek = e + k * ty_count;
+          if (ek >= e_end) break;
+          if (ek >= row_end) {
+            leave_row();
+            while (ek >= row_end) {
+              row_start = row_end;
+              row_end = offsets[++row + 1];
+            }
+            cols = row_cols(fc, row, M);
           }
 #pragma unroll
-          for (int k = 0; k < kLoads; ++k)
-#pragma unroll
-            for (int i = 0; i < VEC; ++i) acc[i] += to_float(v[k].v[i]);
+          for (int i = 0; i < VEC; ++i) acc[i] += to_float(v[k].v[i]);
         }
-        e += kLoads * ty_count;
-      } else {  // the segment's last group: its loads together, then past them only (the next
-                // element of this thread may be in the next row)
-        accumulate_tail<T, VEC>(acc, values, e, ty_count, stop, M, c0, cols);
-        int64_t next = e + ty_count;
-#pragma unroll
-        for (int k = 1; k < 4; ++k)  // accumulate_tail took up to four (more rows than that
-          if (e + k * ty_count < stop) next = e + (k + 1) * ty_count;  // may remain now)
-        e = next;
+        stop = min(row_end, e_end);
+        e += kCross * ty_count;
       }
     }
 #pragma unroll
@@ -425,7 +482,7 @@ __global__ void nnz_split_kernel(const T* __restrict__ values, const IndexT* __r
   // Rows spread over several chunks: only the rows holding e_begin (s_row[0]) and e_end - 1
   // (s_row[1]) can be. Lane 0 of warps 0 and 1 report this chunk's arrival for them at the same
   // time; each learns whether its chunk came last. Lane 0 of warp 2 finds where the rows inside
-  // the chunk start. (Blocks have at least 96 threads: supports().)
+  // the chunk start. (Blocks have at least 128 threads: supports().)
   auto chunk_of = [&](int64_t pos) { return pos / rows_per_chunk; };
   if (e_begin < e_end && threadIdx.x < 64 && threadIdx.x % 32 == 0) {
     const int k = threadIdx.x / 32;
