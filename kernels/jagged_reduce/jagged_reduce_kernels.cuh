@@ -10,34 +10,20 @@
 
 namespace aotune::jagged_reduce::device {
 
-// Columns [c0, c0+VEC) of element e, or zeros past the first `cols` columns (never loaded: for
-// jagged_mean they are masked out anyway, so skipping them saves bandwidth).
-template <typename T, int VEC>
-__device__ __forceinline__ void accumulate(float (&acc)[VEC], const T* __restrict__ values, int64_t e, int64_t M,
-                                           int64_t c0, int64_t cols) {
-  if (c0 >= cols) return;
-  if constexpr (VEC == 1) {
-    acc[0] += to_float(__ldg(values + e * M + c0));
-  } else {
-    const Vec<T, VEC> v = *reinterpret_cast<const Vec<T, VEC>*>(values + e * M + c0);
-#pragma unroll
-    for (int i = 0; i < VEC; ++i) acc[i] += to_float(v.v[i]);
-  }
-}
-
-// Columns [c0, c0+VEC) of elements e, e + step, e + 2 step, e + 3 step, those before `end` only,
-// all four loads issued before any add: a row's last (partial) group of four. That remainder used
-// to be walked one load at a time, each waiting for the one before; on rows of 16-64 elements it
-// was up to three of a thread's five round trips to memory. Lanes past `end` add exact zeros.
+// Columns [c0, c0+VEC) of elements e, e + step, ..., e + (N-1) step, those before `end` only, all
+// N loads issued before any add: a row's last (partial) group. Columns past the first `cols` (for
+// jagged_mean, masked out anyway) are never loaded. That remainder used to be walked one load at
+// a time, each waiting for the one before; on rows of 16-64 elements it was up to three of a
+// thread's five round trips to memory. Lanes past `end` add exact zeros.
 // (The full groups keep their unconditional loads: predicating every group cost up to 12 % on long
 // rows, session 8 A/B.)
-template <typename T, int VEC>
+template <typename T, int VEC, int N = 4>
 __device__ __forceinline__ void accumulate_tail(float (&acc)[VEC], const T* __restrict__ values, int64_t e,
                                                 int64_t step, int64_t end, int64_t M, int64_t c0, int64_t cols) {
   if (c0 >= cols) return;
-  Vec<T, VEC> v[4];
+  Vec<T, VEC> v[N];
 #pragma unroll
-  for (int k = 0; k < 4; ++k) {
+  for (int k = 0; k < N; ++k) {
     const int64_t ek = e + k * step;
     if (ek < end) {
       if constexpr (VEC == 1) {
@@ -51,7 +37,35 @@ __device__ __forceinline__ void accumulate_tail(float (&acc)[VEC], const T* __re
     }
   }
 #pragma unroll
-  for (int k = 0; k < 4; ++k) {
+  for (int k = 0; k < N; ++k) {
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) acc[i] += to_float(v[k].v[i]);
+  }
+}
+
+// Loads group_row's row walk keeps in flight per thread: 8 for loads under 16 bytes, 4 for 16-byte
+// ones (64 bytes either way, as nnz_split's kLoads). With 4 everywhere, a thread of a group_row
+// config with 4- or 8-byte loads had 16-32 bytes in flight and waited on DRAM (session 26 A/B: 8
+// took every such config to 0.5-0.95 of its time, and none slower).
+template <typename T, int VEC>
+constexpr int kRowLoads = VEC * sizeof(T) >= 16 ? 4 : 8;
+
+// Columns [c0, c0+VEC) of elements e, e + step, ..., e + (N-1) step, all N loads issued before any
+// add. Every element must exist (the full groups of a row walk).
+template <typename T, int VEC, int N>
+__device__ __forceinline__ void accumulate_group(float (&acc)[VEC], const T* __restrict__ values, int64_t e,
+                                                 int64_t step, int64_t M, int64_t c0) {
+  Vec<T, VEC> v[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    if constexpr (VEC == 1) {
+      v[k].v[0] = __ldg(values + (e + k * step) * M + c0);
+    } else {
+      v[k] = *reinterpret_cast<const Vec<T, VEC>*>(values + (e + k * step) * M + c0);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
 #pragma unroll
     for (int i = 0; i < VEC; ++i) acc[i] += to_float(v[k].v[i]);
   }
@@ -99,13 +113,11 @@ __global__ void block_row_kernel(const T* __restrict__ values, const IndexT* __r
   // nothing (walking it with the loads skipped still took one loop step per 4 elements).
   if (c0 < M && c0 < cols) {
     int64_t e = start + ty;
-    // Four independent loads in flight per thread before their adds.
-    for (; e + 3 * ty_count < end; e += 4 * ty_count) {
-      accumulate<T, VEC>(acc, values, e, M, c0, cols);
-      accumulate<T, VEC>(acc, values, e + ty_count, M, c0, cols);
-      accumulate<T, VEC>(acc, values, e + 2 * ty_count, M, c0, cols);
-      accumulate<T, VEC>(acc, values, e + 3 * ty_count, M, c0, cols);
-    }
+    // Four independent loads in flight per thread before their adds. (Eight under 16-byte loads, as
+    // group_row below, measured mixed here in session 26: 0.4-0.8x on 2- and 4-byte loads, which are
+    // rarely block_row's best vector, but up to 1.27x slower on f32 v2 and 1.05x on the best
+    // block_row config of B=512 M=1024 len <= 128 f32.)
+    for (; e + 3 * ty_count < end; e += 4 * ty_count) accumulate_group<T, VEC, 4>(acc, values, e, ty_count, M, c0);
     if (e < end) accumulate_tail<T, VEC>(acc, values, e, ty_count, end, M, c0, cols);
   }
   if (ty_count > 1) {
@@ -151,13 +163,9 @@ __global__ void group_row_kernel(const T* __restrict__ values, const IndexT* __r
   float acc[VEC] = {};
   if (active && c0 < cols) {  // masked columns walk nothing (block_row)
     int64_t e = start + slot;
-    for (; e + 3 * slots < end; e += 4 * slots) {
-      accumulate<T, VEC>(acc, values, e, M, c0, cols);
-      accumulate<T, VEC>(acc, values, e + slots, M, c0, cols);
-      accumulate<T, VEC>(acc, values, e + 2 * slots, M, c0, cols);
-      accumulate<T, VEC>(acc, values, e + 3 * slots, M, c0, cols);
-    }
-    if (e < end) accumulate_tail<T, VEC>(acc, values, e, slots, end, M, c0, cols);
+    constexpr int L = kRowLoads<T, VEC>;
+    for (; e + (L - 1) * slots < end; e += L * slots) accumulate_group<T, VEC, L>(acc, values, e, slots, M, c0);
+    if (e < end) accumulate_tail<T, VEC, L>(acc, values, e, slots, end, M, c0, cols);
   }
   // Lanes tx, tx + tx_lanes, tx + 2 tx_lanes, ... hold the slots of one column: xor over the slot bits.
   for (int o = tx_lanes; o < group; o <<= 1) {
