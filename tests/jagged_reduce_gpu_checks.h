@@ -15,13 +15,15 @@
 namespace aotune {
 
 // Outputs off the reference by more than fp32 accumulation allows: 1e-5 of `scale`, the sum of
-// |x| over the row (divided by the length for mean). The first three are reported as failures,
-// labelled `what`, with their row (M outputs per row).
+// |x| over the row (divided by the length for mean), plus `out_rounding` of the reference itself
+// (the storage type's rounding of the result: 0 for fp32 outputs, 2^-8 for bf16). The first three
+// are reported as failures, labelled `what`, with their row (M outputs per row).
 inline int count_off_reference(const std::vector<float>& out, const std::vector<double>& ref,
-                               const std::vector<double>& scale, int64_t M, const std::string& what) {
+                               const std::vector<double>& scale, int64_t M, const std::string& what,
+                               double out_rounding = 0.0) {
   int bad = 0;
   for (std::size_t i = 0; i < out.size(); ++i) {
-    const double tol = 1e-5 * (scale[i] + 1e-30);
+    const double tol = 1e-5 * (scale[i] + 1e-30) + out_rounding * std::abs(ref[i]);
     if (!(std::abs(out[i] - ref[i]) <= tol) && ++bad <= 3) {
       ADD_FAILURE() << what << " out[" << i << "] (row " << static_cast<int64_t>(i) / M << ") = " << out[i]
                     << ", reference " << ref[i];
