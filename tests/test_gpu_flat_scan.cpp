@@ -1,8 +1,8 @@
 // jagged_sum / jagged_mean flat_scan on inputs large enough that every block walks several tiles
-// (the carry of an open row from one tile to the next, and the run tiles that lie inside a row)
+// (the carry of an open row from one tile to the next, and tiles that lie wholly inside a row)
 // and rows spread over several blocks (the workspace protocol): the kernel's test shapes are too
 // small for either, since a small input gets one tile per block. Two layouts, a mix of row
-// lengths and one row holding most entries (whole blocks of run tiles), in fp32 and bf16.
+// lengths and one row holding most entries (whole blocks inside it), in fp32 and bf16.
 // Repeated launches on one scratch give the reference every time and leave the scratch all zero.
 // Skipped without a GPU.
 #include <gtest/gtest.h>
@@ -49,7 +49,7 @@ std::vector<int64_t> mixed_offsets(int64_t target, uint64_t seed) {
 }
 
 // About `target` entries: 30 % in rows of 0-40 entries, then one row of 70 % (over hundreds of
-// blocks, each of them all run tiles after its first), then more short rows.
+// blocks, whose tiles all lie inside it), then more short rows.
 std::vector<int64_t> one_huge_offsets(int64_t target, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<int64_t> offsets = {0};

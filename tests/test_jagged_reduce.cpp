@@ -160,9 +160,16 @@ TEST(JaggedReduceSupports, FlatScanTilesAndWorkspace) {
   Problem p = valid_problem();
   p.M = 1;  // f32: 4 entries per vector, 4 vectors per thread
   EXPECT_EQ(flat_scan_tile({Strategy::flat_scan, 256, 0, 0}, p), 256 * 16);
+  p.M = 2;  // f32: 2 entries per vector, 8 vectors per thread
+  EXPECT_EQ(flat_scan_tile({Strategy::flat_scan, 256, 0, 0}, p), 256 * 16);
+  p.M = 4;  // f32: 1 entry per vector, 8 vectors per thread
+  EXPECT_EQ(flat_scan_tile({Strategy::flat_scan, 128, 0, 0}, p), 128 * 8);
   p.M = 2;
-  p.dtype = DType::bf16;  // 4 entries per vector
+  p.dtype = DType::bf16;  // 4 entries per vector, 4 vectors per thread
   EXPECT_EQ(flat_scan_tile({Strategy::flat_scan, 128, 0, 0}, p), 128 * 16);
+  p.M = 1;  // 8 entries per vector, 4 vectors per thread
+  EXPECT_EQ(flat_scan_tile({Strategy::flat_scan, 128, 0, 0}, p), 128 * 32);
+  p.M = 2;
   // fp32 accumulator [B, M] and one counter per row (B = 4, M = 2): 48 bytes, rounded to 16.
   EXPECT_EQ(workspace_bytes({Strategy::flat_scan, 128, 0, 0}, p), 48u);
   p.B = 0;

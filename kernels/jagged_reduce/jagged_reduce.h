@@ -53,8 +53,15 @@ struct Config {
   friend bool operator==(const Config&, const Config&) = default;
 };
 
-// flat_scan: 16-byte vectors each thread loads, and the largest block (its shared arrays' size).
-inline constexpr int kFlatScanVectors = 4;
+// flat_scan: 16-byte vectors each thread loads per tile, 8 for a 4-byte type at M >= 2, else 4. A
+// tile's bookkeeping (row starts, two block scans) costs the same whatever its size, so more
+// entries per thread pay it less often: fp32 at M = 4 ran 0.86-0.90x the time with 8 (session 28,
+// H200 A/B). At M = 1 fp32 8 vectors took 121 registers instead of 88 (a block fewer per SM at
+// 128 threads) and ran 1.07-1.10x slower, up to 1.7x on small inputs (fewer, larger tiles); at
+// M >= 2 the register count (98-100 at 4) already allowed only that many blocks. A 2-byte type
+// already walks 16-32 entries per thread at 4 vectors, and 8 spills its unrolled walk.
+constexpr int flat_scan_vectors(std::size_t element_bytes, int64_t M) { return element_bytes >= 4 && M >= 2 ? 8 : 4; }
+// The largest flat_scan block (its shared arrays' size).
 inline constexpr int kFlatScanMaxThreads = 512;
 // flat_row: 16-byte vectors each lane has in flight per step of its row, and the largest block
 // (the size of its shared array of warp sums).

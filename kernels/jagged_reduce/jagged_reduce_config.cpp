@@ -278,7 +278,7 @@ NnzSplitGrid nnz_split_grid(const Config& auto_config, const Problem& p) {
 
 int64_t flat_scan_tile(const Config& c, const Problem& p) {
   const auto entries_per_vector = static_cast<int64_t>(16 / (p.M * dtype_size(p.dtype)));
-  return int64_t{c.threads} * kFlatScanVectors * std::max<int64_t>(1, entries_per_vector);
+  return int64_t{c.threads} * flat_scan_vectors(dtype_size(p.dtype), p.M) * std::max<int64_t>(1, entries_per_vector);
 }
 
 namespace {

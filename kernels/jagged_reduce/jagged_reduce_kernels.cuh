@@ -373,19 +373,7 @@ __global__ void __launch_bounds__(kNnzSplitMaxThreads, VEC * sizeof(T) >= 16 ? 3
         continue;
       }
       if (e < last) {  // independent loads in flight before their adds
-        Vec<T, VEC> v[kLoads];
-#pragma unroll
-        for (int k = 0; k < kLoads; ++k) {
-          if constexpr (VEC == 1) {
-            v[k].v[0] = __ldg(values + (e + k * ty_count) * M + c0);
-          } else {
-            v[k] = *reinterpret_cast<const Vec<T, VEC>*>(values + (e + k * ty_count) * M + c0);
-          }
-        }
-#pragma unroll
-        for (int k = 0; k < kLoads; ++k)
-#pragma unroll
-          for (int i = 0; i < VEC; ++i) acc[i] += to_float(v[k].v[i]);
+        accumulate_group<T, VEC, kLoads>(acc, values, e, ty_count, M, c0);
         e += kLoads * ty_count;
       } else {
         // Fewer than kLoads of this thread's elements are left in the row: its next kCross
@@ -547,11 +535,11 @@ __global__ void __launch_bounds__(kNnzSplitMaxThreads, VEC * sizeof(T) >= 16 ? 3
 
 // flat_scan, for narrow rows: M x sizeof(T) divides 16 bytes (M = 1, 2, 4 for fp32; 1, 2, 4, 8
 // for 16-bit types), so one 16-byte vector holds E = 16 / (M x sizeof(T)) whole entries. values
-// is read as one flat array, kFlatScanVectors vectors per thread, whatever rows they belong to: every
+// is read as one flat array, flat_scan_vectors() vectors per thread, whatever rows they belong to: every
 // load is 16 bytes, where the row strategies give each row (or slot) lanes along M and so issue
 // M x sizeof(T)-byte loads (0.6-2.9 TB/s on M = 1-4, session 17).
 //
-// A block takes `range` entries (a whole number of tiles of blockDim.x x kFlatScanVectors vectors; as
+// A block takes `range` entries (a whole number of tiles of blockDim.x x those vectors; as
 // many blocks as the GPU holds at once) and walks them tile by tile, the next tile's loads in
 // flight while it sums the current one. Per tile, a thread sums each run of its entries that lies
 // in one row (a segment). A row that starts and ends inside the thread is complete and stored
@@ -656,13 +644,13 @@ __device__ __forceinline__ void flat_add_spread_row(const IndexT* __restrict__ o
 }
 
 // Entries [t0, t0 + kEntries) of values, those before `end`; zeros past it.
-template <typename T, int MC, int PER_VEC, int ENTRIES>
-__device__ __forceinline__ void flat_load(Vec<T, PER_VEC> (&v)[kFlatScanVectors], const T* __restrict__ values,
+template <typename T, int MC, int PER_VEC, int VECTORS, int ENTRIES>
+__device__ __forceinline__ void flat_load(Vec<T, PER_VEC> (&v)[VECTORS], const T* __restrict__ values,
                                           int64_t t0, int64_t end) {
   if (t0 + ENTRIES <= end) {
     const auto* src = reinterpret_cast<const Vec<T, PER_VEC>*>(values + t0 * MC);
 #pragma unroll
-    for (int k = 0; k < kFlatScanVectors; ++k) v[k] = src[k];
+    for (int k = 0; k < VECTORS; ++k) v[k] = src[k];
   } else {
 #pragma unroll
     for (int i = 0; i < ENTRIES * MC; ++i) {
@@ -679,7 +667,8 @@ __global__ void __launch_bounds__(kFlatScanMaxThreads)
                      int64_t nnz, int64_t range, bool mean) {
   constexpr int kPerVec = 16 / sizeof(T);     // elements per vector
   constexpr int E = kPerVec / MC;             // entries per vector
-  constexpr int kEntries = E * kFlatScanVectors;  // entries per thread and tile
+  constexpr int kVectors = flat_scan_vectors(sizeof(T), MC);
+  constexpr int kEntries = E * kVectors;  // entries per thread and tile
   static_assert(E * MC == kPerVec, "M x sizeof(T) must divide 16");
   __shared__ int64_t s_first[kFlatScanMaxThreads];  // marks, then each thread's first row
   __shared__ int64_t s_warp_key[kFlatScanMaxThreads / 32];
@@ -695,8 +684,8 @@ __global__ void __launch_bounds__(kFlatScanMaxThreads)
 
   // The first tile's loads, in flight while the block finds its first row: the one holding bb,
   // then back over the empty rows that start at bb (this block owns them).
-  Vec<T, kPerVec> v[kFlatScanVectors];
-  flat_load<T, MC, kPerVec, kEntries>(v, values, bb + int64_t(threadIdx.x) * kEntries, be);
+  Vec<T, kPerVec> v[kVectors];
+  flat_load<T, MC, kPerVec, kVectors, kEntries>(v, values, bb + int64_t(threadIdx.x) * kEntries, be);
   const int64_t r0 = bb < be ? block_find_row(offsets, B, bb) : 0;
   // A block whose whole range lies inside one row with a feature count of 0 (jagged_mean) has
   // nothing to add: every output of that row is 0. It does what the walk below would do for it
@@ -739,8 +728,8 @@ __global__ void __launch_bounds__(kFlatScanMaxThreads)
     const int64_t t_begin = tb + int64_t(threadIdx.x) * kEntries;
     const int64_t t_end = min(te, t_begin + kEntries);
     const bool active = t_begin < t_end;
-    Vec<T, kPerVec> next[kFlatScanVectors];
-    if (!last_tile) flat_load<T, MC, kPerVec, kEntries>(next, values, t_begin + tile, be);
+    Vec<T, kPerVec> next[kVectors];
+    if (!last_tile) flat_load<T, MC, kPerVec, kVectors, kEntries>(next, values, t_begin + tile, be);
 
     // Every row from s_r_lo that starts before te (and, in the last tile, at nnz): zeros for the
     // empty ones; a non-empty one is marked at the first thread whose first entry it holds.
@@ -855,7 +844,7 @@ __global__ void __launch_bounds__(kFlatScanMaxThreads)
       }
     }
 #pragma unroll
-    for (int q = 0; q < kFlatScanVectors; ++q) v[q] = next[q];
+    for (int q = 0; q < kVectors; ++q) v[q] = next[q];
   }
 }
 
