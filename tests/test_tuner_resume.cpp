@@ -2,6 +2,7 @@
 // uninterrupted sweep writes, measuring none of the shapes it already had.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <random>
 
 #include "tests/tuner_cli_support.h"
@@ -130,11 +131,88 @@ TEST(TunerResume, ABudgetStopsCleanlyAndResumeFinishesTheSameDatabase) {
   const auto summary = nlohmann::json::parse(cut.out);
   EXPECT_FALSE(summary["complete"].get<bool>());
   EXPECT_LT(summary["kernels"][0]["measured"].get<int>(), 8);
-  // Shapes measured under a short budget may be quick searches; re-tune from there to compare.
+  // Shapes the budget turned to quick searches are measured again in full: the resumed database
+  // is the uninterrupted one.
   const CliResult resumed =
       run_cli(sim_tune_args(dir.path(), "out", {"--resume", "--json"}), dir.path());
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
-  EXPECT_TRUE(nlohmann::json::parse(resumed.out)["complete"].get<bool>());
+  const auto after = nlohmann::json::parse(resumed.out);
+  EXPECT_TRUE(after["complete"].get<bool>());
+  EXPECT_EQ(after["kernels"][0]["below_effort"], 0);
+  EXPECT_EQ(read_text(dir / "out/sm90/jagged_sum.json"), read_text(dir / "ref/sm90/jagged_sum.json"));
+}
+
+// A database whose shapes a budget cut to quick searches: plain `tune` leaves it alone (it is
+// complete), `--resume` under --effort full measures exactly those shapes again, in full, and the
+// result is the database an unhurried sweep writes.
+TEST(TunerResume, ResumeMeasuresShapesABudgetCutToQuickAgainInFull) {
+  TempDir dir;
+  write_grid(dir / "grids", small_jagged_sum_grid(6));
+  ASSERT_EQ(run_cli(sim_tune_args(dir.path(), "ref"), dir.path()).exit_code, 0);
+  const std::string expected = read_text(dir / "ref/sm90/jagged_sum.json");
+  // The state a short budget leaves: shapes 1 and 4 searched quick, some legal configs skipped.
+  auto db = nlohmann::ordered_json::parse(expected);
+  int cut = 0;
+  for (int i : {1, 4}) {
+    auto& shape = db["shapes"][i];
+    shape["search"] = "quick";
+    ASSERT_FALSE(shape["best"].is_null());
+    const std::size_t best = shape["best"].get<std::size_t>();
+    for (std::size_t c = 0; c < shape["cells"].size(); ++c) {
+      auto& cell = shape["cells"][c];
+      if (cell["status"] != "ok" || c == best) continue;
+      cell = nlohmann::json{{"status", "skipped"}, {"reason", "not measured: quick search did not reach it"}};
+      ++cut;
+    }
+  }
+  ASSERT_GT(cut, 0);
+  fs::create_directories(dir / "out/sm90");
+  {
+    std::ofstream f(dir / "out/sm90/jagged_sum.json");
+    f << db.dump(2) << "\n";
+  }
+  const std::string cut_db = read_text(dir / "out/sm90/jagged_sum.json");
+  auto shapes_of = [&] { return nlohmann::ordered_json::parse(read_text(dir / "out/sm90/jagged_sum.json"))["shapes"]; };
+
+  const CliResult plain = run_cli(sim_tune_args(dir.path(), "out", {"--json"}), dir.path());
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(nlohmann::json::parse(plain.out)["kernels"][0]["status"], "up to date");
+  EXPECT_EQ(shapes_of(), db["shapes"]) << "plain tune changed the database";
+
+  const CliResult resumed = run_cli(sim_tune_args(dir.path(), "out", {"--resume", "--json"}), dir.path());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("2 shapes were searched less than --effort full asks"), std::string::npos)
+      << resumed.err;
+  const auto summary = nlohmann::json::parse(resumed.out);
+  EXPECT_TRUE(summary["complete"].get<bool>());
+  EXPECT_EQ(summary["kernels"][0]["below_effort"], 0);
+  EXPECT_EQ(summary["kernels"][0]["measured_this_run"], 2);
+  EXPECT_EQ(summary["kernels"][0]["cells"]["skipped"], 0);
+  EXPECT_EQ(read_text(dir / "out/sm90/jagged_sum.json"), expected);
+
+  // Two workers: their pieces hold the new results, which replace the quick ones in the merge.
+  {
+    std::ofstream f(dir / "out/sm90/jagged_sum.json");
+    f << cut_db;
+  }
+  const CliResult two = run_cli(
+      sim_tune_args(dir.path(), "out", {"--resume", "--devices", "all", "--json"}), dir.path());
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_EQ(nlohmann::json::parse(two.out)["kernels"][0]["measured_this_run"], 2);
+  EXPECT_EQ(read_text(dir / "out/sm90/jagged_sum.json"), expected);
+  for (const auto& entry : fs::directory_iterator(dir / "out/sm90"))
+    EXPECT_EQ(entry.path().filename().string().find(".worker-"), std::string::npos) << entry.path();
+
+  // --effort quick asks no more than quick: nothing is measured again.
+  {
+    std::ofstream f(dir / "out/sm90/jagged_sum.json");
+    f << cut_db;
+  }
+  const CliResult quick = run_cli(
+      sim_tune_args(dir.path(), "out", {"--resume", "--effort", "quick", "--json"}), dir.path());
+  // The database records effort full in its protocol, so a quick resume is refused or a no-op;
+  // either way no shape changes.
+  EXPECT_EQ(shapes_of(), db["shapes"]) << quick.err;
 }
 
 }  // namespace

@@ -174,7 +174,20 @@ KernelState prepare_kernel(const TuneOptions& o, const DeviceSetup& setup, const
   for (const auto& [path, db] : pieces) fold(path, db);
   st.measured_before = st.base.shapes.size();
   for (std::size_t i : st.mine) {
-    if (st.base.find(st.grid.shapes[i].key) == nullptr) st.remaining.push_back(i);
+    const ShapeResult* found = st.base.find(st.grid.shapes[i].key);
+    if (found == nullptr) {
+      st.remaining.push_back(i);
+    } else if (o.resume && !meets_effort(found->search, o.effort)) {
+      // Searched less than asked because an earlier budget ran short: measured again, and its
+      // result stays in the database until the new one replaces it.
+      st.remaining.push_back(i);
+      st.remeasure.push_back(found->key);
+    }
+  }
+  if (!st.remeasure.empty()) {
+    spdlog::info("{}: {} shapes were searched less than --effort {} asks (a budget ran short); "
+                 "--resume measures them again, keeping their results until replaced",
+                 st.db_path, st.remeasure.size(), to_string(o.effort));
   }
   const bool anything = existing.has_value() || !pieces.empty();
   if (anything && !o.resume) {

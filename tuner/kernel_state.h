@@ -27,6 +27,7 @@ struct KernelState {
   std::vector<CrashRecord> crashes;
   std::vector<std::size_t> remaining;  // grid indices still to measure
   std::size_t measured_before = 0;
+  std::vector<std::string> remeasure;  // keys of measured shapes below --effort, measured again
   bool up_to_date = false;  // complete and current: nothing to do
 };
 

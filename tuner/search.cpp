@@ -27,6 +27,19 @@ std::string_view to_string(Effort e) {
   return "?";
 }
 
+bool meets_effort(std::string_view search, Effort effort) {
+  if (search == "exhaustive" || search == "crashed") return true;
+  switch (effort) {
+    case Effort::none:
+      return true;
+    case Effort::quick:
+      return search == "quick";
+    case Effort::full:
+      return false;
+  }
+  return false;
+}
+
 std::string_view to_string(SearchMode m) {
   switch (m) {
     case SearchMode::none:

@@ -34,6 +34,13 @@ Effort parse_effort(std::string_view name);  // throws InvalidArgument
 std::string_view to_string(Effort e);
 std::string_view to_string(SearchMode m);
 
+// Whether a shape whose configs were chosen by `search` (a database's exhaustive | quick | none |
+// crashed) is measured as `effort` asks when time allows: full asks for exhaustive, quick for
+// quick or exhaustive. A crashed shape counts as done (its crash records keep it from running
+// again). Under --budget-seconds, full turns quick once the rest would not fit; --resume measures
+// such shapes again, since the budget, not the user, chose the weaker search.
+bool meets_effort(std::string_view search, Effort effort);
+
 // For each config, the configs whose JSON differs from it in exactly one field.
 std::vector<std::vector<std::size_t>> one_field_neighbours(const TunableKernel& kernel);
 

@@ -56,7 +56,8 @@ class Worker {
     std::vector<const GridShape*> todo;
     for (std::size_t i : job_.shapes) {
       const GridShape& s = job_.grid->shapes.at(i);
-      if (db_.find(s.key) == nullptr) todo.push_back(&s);
+      const ShapeResult* found = db_.find(s.key);
+      if (found == nullptr || !meets_effort(found->search, job_.effort)) todo.push_back(&s);
     }
     std::map<const GridShape*, double> estimate;
     double total = 0;
@@ -100,6 +101,7 @@ class Worker {
         const auto t_measured = Clock::now();
         split_.measure_s += seconds_between(t_inputs, t_measured);
         db_.put(result);
+        printed_.erase(result.key);  // a shape measured again (--resume after a budget) replaces its text
         journal_.write({s->key, -1, "save", ""});
         save_database(job_.db_path, db_, &printed_);
         split_.save_s += seconds_between(t_measured, Clock::now());

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -14,6 +15,7 @@
 #include "tuner/gpu_device.h"
 #include "tuner/kernel_state.h"
 #include "tuner/progress.h"
+#include "tuner/search.h"
 #include "tuner/simulated_device.h"
 #include "tuner/worker_pool.h"
 
@@ -103,12 +105,24 @@ void assert_cache_hit(const TuneOptions& o, const std::vector<ShapeGrid>& grids,
       misses.size(), arch, arch));
 }
 
-nlohmann::ordered_json kernel_summary(const KernelState& st, const std::string& status) {
+// Shapes of `db` searched less than `effort` asks (meets_effort).
+std::size_t below_effort(const ResultsDatabase& db, Effort effort) {
+  return static_cast<std::size_t>(std::count_if(db.shapes.begin(), db.shapes.end(), [&](const ShapeResult& s) {
+    return !meets_effort(s.search, effort);
+  }));
+}
+
+nlohmann::ordered_json kernel_summary(const KernelState& st, const std::string& status, Effort effort) {
   std::map<std::string, int64_t> cells = {
       {"ok", 0}, {"illegal", 0}, {"failed", 0}, {"crashed", 0}, {"skipped", 0}};
-  std::size_t measured = 0;
+  std::size_t measured = 0, below = 0, raised = 0;
   if (auto db = load_database(st.db_path)) {
     measured = db->shapes.size();
+    below = below_effort(*db, effort);
+    for (const std::string& key : st.remeasure) {
+      const ShapeResult* s = db->find(key);
+      raised += s != nullptr && meets_effort(s->search, effort) ? 1 : 0;
+    }
     for (const auto& s : db->shapes) {
       for (const auto& c : s.cells) ++cells[std::string(to_string(c.status))];
     }
@@ -119,8 +133,10 @@ nlohmann::ordered_json kernel_summary(const KernelState& st, const std::string& 
   j["output"] = st.db_path;
   j["shapes"] = st.mine.size();
   j["measured"] = measured;
-  j["measured_this_run"] = measured - std::min(measured, st.measured_before);
+  // New shapes, and shapes a budget had cut short that this run measured as --effort asks.
+  j["measured_this_run"] = measured - std::min(measured, st.measured_before) + raised;
   j["missing"] = st.mine.size() - std::min(st.mine.size(), measured);
+  j["below_effort"] = below;  // measured, but searched less than --effort asks (budget)
   j["cells"] = nlohmann::ordered_json(cells);
   return j;
 }
@@ -208,14 +224,21 @@ void run_tune(const TuneOptions& o) {
       if (!st.remaining.empty()) r = run_worker_pool(o, setup, st, deadline, share);
       restarts += r.restarts;
       const auto db = load_database(st.db_path);
-      const bool done = db && db->shapes.size() == st.mine.size();
+      // Every shape measured, and as fully as --effort asks: a budget that turned some to quick
+      // leaves the sweep for --resume to finish, like one that left shapes out.
+      const std::size_t below = db ? below_effort(*db, o.effort) : 0;
+      const bool done = db && db->shapes.size() == st.mine.size() && below == 0;
+      if (db && below > 0) {
+        spdlog::warn("[{}] {} shapes were searched quick to fit the budget; --resume measures them in full",
+                     st.kernel->name(), below);
+      }
       if (done) remove_file_if_exists(crashes_path(st.db_path));
       status = done ? "tuned" : "incomplete";
       complete = complete && done;
     }
     // Per kernel, so a sweep's cost per grid is known without timestamps in the progress log.
     const double kernel_wall = std::chrono::duration<double>(Clock::now() - kernel_t0).count();
-    kernels.push_back(kernel_summary(st, status));
+    kernels.push_back(kernel_summary(st, status, o.effort));
     kernels.back()["wall_seconds"] = std::round(kernel_wall * 1000.0) / 1000.0;
   }
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();

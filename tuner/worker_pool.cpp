@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <csignal>
+#include <set>
 #include <thread>
 
 #include "kernels/common/errors.h"
@@ -175,11 +176,19 @@ PoolResult run_worker_pool(const TuneOptions& o, const DeviceSetup& setup, Kerne
 
   for (Slot& slot : slots) remove_file_if_exists(slot.job.journal_path);
   if (workers > 1) {
+    // The workers' pieces hold only this run's shapes; a shape that is also in the database
+    // before the run was measured again (--resume after a budget cut it to quick), and the new
+    // result replaces the old.
     std::vector<std::pair<std::string, ResultsDatabase>> pieces = {{st.db_path, st.base}};
+    std::set<std::string> measured_now;
     for (Slot& slot : slots) {
-      if (auto db = load_database(slot.job.db_path))
+      if (auto db = load_database(slot.job.db_path)) {
+        for (const ShapeResult& shape : db->shapes) measured_now.insert(shape.key);
         pieces.emplace_back(slot.job.db_path, std::move(*db));
+      }
     }
+    std::erase_if(pieces.front().second.shapes,
+                  [&](const ShapeResult& shape) { return measured_now.count(shape.key) > 0; });
     ResultsDatabase merged = merge_databases(pieces);
     merged.shard = st.base.shard;
     save_database(st.db_path, merged);

@@ -82,8 +82,11 @@ void register_tune(CLI::App& app) {
                   "full (exhaustive; quick where the budget is short), quick or none")
       ->check(CLI::IsMember({"none", "quick", "full"}));
   cmd->add_option("--budget-seconds", o->budget_seconds,
-                  "Stop cleanly after this many seconds (resumable; 0: none)");
-  cmd->add_flag("--resume", o->resume, "Keep every shape already measured and measure the rest");
+                  "Stop cleanly after this many seconds (resumable; 0: none). Under --effort full, "
+                  "shapes past what the rest of the budget fits are searched quick");
+  cmd->add_flag("--resume", o->resume,
+                "Keep every shape already measured and measure the rest, and again those a "
+                "budget cut short of --effort (quick where full was asked)");
   cmd->add_flag("--force", o->force,
                 "Re-tune everything, replacing existing (even unreadable) databases");
   cmd->add_flag("--assert-cache-hit", o->assert_cache_hit,
