@@ -139,7 +139,8 @@ TEST(TunerResume, ABudgetStopsCleanlyAndResumeFinishesTheSameDatabase) {
   const auto after = nlohmann::json::parse(resumed.out);
   EXPECT_TRUE(after["complete"].get<bool>());
   EXPECT_EQ(after["kernels"][0]["below_effort"], 0);
-  EXPECT_EQ(read_text(dir / "out/sm90/jagged_sum.json"), read_text(dir / "ref/sm90/jagged_sum.json"));
+  EXPECT_EQ(read_text(dir / "out/sm90/jagged_sum.json"),
+            read_text(dir / "ref/sm90/jagged_sum.json"));
 }
 
 // A database whose shapes a budget cut to quick searches: plain `tune` leaves it alone (it is
@@ -161,7 +162,8 @@ TEST(TunerResume, ResumeMeasuresShapesABudgetCutToQuickAgainInFull) {
     for (std::size_t c = 0; c < shape["cells"].size(); ++c) {
       auto& cell = shape["cells"][c];
       if (cell["status"] != "ok" || c == best) continue;
-      cell = nlohmann::json{{"status", "skipped"}, {"reason", "not measured: quick search did not reach it"}};
+      cell = nlohmann::ordered_json{{"status", "skipped"},
+                                    {"reason", "not measured: quick search did not reach it"}};
       ++cut;
     }
   }
@@ -172,16 +174,22 @@ TEST(TunerResume, ResumeMeasuresShapesABudgetCutToQuickAgainInFull) {
     f << db.dump(2) << "\n";
   }
   const std::string cut_db = read_text(dir / "out/sm90/jagged_sum.json");
-  auto shapes_of = [&] { return nlohmann::ordered_json::parse(read_text(dir / "out/sm90/jagged_sum.json"))["shapes"]; };
+  auto shapes_of = [&] {
+    return nlohmann::ordered_json::parse(read_text(dir / "out/sm90/jagged_sum.json"))["shapes"];
+  };
 
   const CliResult plain = run_cli(sim_tune_args(dir.path(), "out", {"--json"}), dir.path());
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_EQ(nlohmann::json::parse(plain.out)["kernels"][0]["status"], "up to date");
+  EXPECT_EQ(nlohmann::json::parse(plain.out)["kernels"][0]["below_effort"], 2);
+  EXPECT_NE(plain.err.find("--resume times them in full"), std::string::npos) << plain.err;
   EXPECT_EQ(shapes_of(), db["shapes"]) << "plain tune changed the database";
 
-  const CliResult resumed = run_cli(sim_tune_args(dir.path(), "out", {"--resume", "--json"}), dir.path());
+  const CliResult resumed =
+      run_cli(sim_tune_args(dir.path(), "out", {"--resume", "--json"}), dir.path());
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
-  EXPECT_NE(resumed.err.find("2 shapes were searched less than --effort full asks"), std::string::npos)
+  EXPECT_NE(resumed.err.find("2 shapes were searched less than --effort full asks"),
+            std::string::npos)
       << resumed.err;
   const auto summary = nlohmann::json::parse(resumed.out);
   EXPECT_TRUE(summary["complete"].get<bool>());

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -192,6 +193,14 @@ KernelState prepare_kernel(const TuneOptions& o, const DeviceSetup& setup, const
   const bool anything = existing.has_value() || !pieces.empty();
   if (anything && !o.resume) {
     if (st.remaining.empty() && pieces.empty()) {
+      const auto below = std::count_if(
+          st.base.shapes.begin(), st.base.shapes.end(),
+          [&](const ShapeResult& s) { return !meets_effort(s.search, o.effort); });
+      if (below > 0) {
+        spdlog::info("{}: {} shapes were searched quick to fit an earlier budget; --resume "
+                     "times them in full",
+                     st.db_path, below);
+      }
       st.up_to_date = true;
       return st;
     }

@@ -101,7 +101,7 @@ class Worker {
         const auto t_measured = Clock::now();
         split_.measure_s += seconds_between(t_inputs, t_measured);
         db_.put(result);
-        printed_.erase(result.key);  // a shape measured again (--resume after a budget) replaces its text
+        printed_.erase(result.key);  // measured again (--resume after a budget): new text
         journal_.write({s->key, -1, "save", ""});
         save_database(job_.db_path, db_, &printed_);
         split_.save_s += seconds_between(t_measured, Clock::now());

@@ -107,12 +107,12 @@ void assert_cache_hit(const TuneOptions& o, const std::vector<ShapeGrid>& grids,
 
 // Shapes of `db` searched less than `effort` asks (meets_effort).
 std::size_t below_effort(const ResultsDatabase& db, Effort effort) {
-  return static_cast<std::size_t>(std::count_if(db.shapes.begin(), db.shapes.end(), [&](const ShapeResult& s) {
-    return !meets_effort(s.search, effort);
-  }));
+  const auto below = [&](const ShapeResult& s) { return !meets_effort(s.search, effort); };
+  return static_cast<std::size_t>(std::count_if(db.shapes.begin(), db.shapes.end(), below));
 }
 
-nlohmann::ordered_json kernel_summary(const KernelState& st, const std::string& status, Effort effort) {
+nlohmann::ordered_json kernel_summary(const KernelState& st, const std::string& status,
+                                      Effort effort) {
   std::map<std::string, int64_t> cells = {
       {"ok", 0}, {"illegal", 0}, {"failed", 0}, {"crashed", 0}, {"skipped", 0}};
   std::size_t measured = 0, below = 0, raised = 0;
@@ -229,7 +229,8 @@ void run_tune(const TuneOptions& o) {
       const std::size_t below = db ? below_effort(*db, o.effort) : 0;
       const bool done = db && db->shapes.size() == st.mine.size() && below == 0;
       if (db && below > 0) {
-        spdlog::warn("[{}] {} shapes were searched quick to fit the budget; --resume measures them in full",
+        spdlog::warn("[{}] {} shapes were searched quick to fit the budget; --resume times them "
+                     "in full",
                      st.kernel->name(), below);
       }
       if (done) remove_file_if_exists(crashes_path(st.db_path));
