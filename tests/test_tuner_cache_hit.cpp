@@ -62,6 +62,24 @@ TEST(TunerCacheHit, PassesOnACompleteDatabaseAndNamesEveryMissingShapeOtherwise)
   EXPECT_EQ(read_text(db), before);
 }
 
+// A shape a budget cut to a quick search is not finished tuning: the check names it (CI would
+// otherwise accept a database whose protocol says effort full but whose shapes are not).
+TEST(TunerCacheHit, NamesAShapeABudgetCutToQuick) {
+  TempDir dir;
+  std::string edited;
+  tuned_then_edited_database(
+      dir.path(), 3, [](auto& j) { j["shapes"][1]["search"] = "quick"; }, &edited);
+  const CliResult r =
+      run_cli(sim_tune_args(dir.path(), "out", {"--assert-cache-hit", "--json"}), dir.path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto missing = nlohmann::json::parse(r.out)["missing"];
+  ASSERT_EQ(missing.size(), 1u) << r.out;
+  EXPECT_EQ(missing[0]["shape"], nlohmann::json::parse(edited)["shapes"][1]["key"]);
+  EXPECT_NE(missing[0]["reason"].get<std::string>().find("searched quick under a budget"),
+            std::string::npos)
+      << missing[0];
+}
+
 TEST(TunerCacheHit, FailsForEveryShapeAfterAKernelSourceChange) {
   TempDir dir;
   std::string edited;

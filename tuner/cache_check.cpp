@@ -4,6 +4,7 @@
 
 #include "kernels/common/errors.h"
 #include "tuner/results_database.h"
+#include "tuner/search.h"
 
 namespace aotune::tuner {
 
@@ -42,9 +43,20 @@ std::vector<CacheMiss> find_cache_misses(const TunableKernel& kernel, const Shap
     same_configs = configs[i].id == db->configs[i].id && configs[i].config == db->configs[i].config;
   }
   if (!same_configs) return miss_all("tuned with a different config list");
+  // A shape searched less than the database's own effort was cut to quick by a budget: the
+  // tuning is not finished (tune --resume times it in full). Databases before the field: full.
+  const Effort effort = parse_effort(db->protocol.value("effort", std::string("full")));
   for (const GridShape& s : grid.shapes) {
-    if (shard.holds(s.index) && db->find(s.key) == nullptr)
+    if (!shard.holds(s.index)) continue;
+    const ShapeResult* found = db->find(s.key);
+    if (found == nullptr) {
       misses.push_back({name, arch, s.key, "not measured"});
+    } else if (!meets_effort(found->search, effort)) {
+      misses.push_back({name, arch, s.key,
+                        fmt::format("searched {} under a budget where the database asks for effort "
+                                    "{}: tune --resume times it in full",
+                                    found->search, to_string(effort))});
+    }
   }
   return misses;
 }

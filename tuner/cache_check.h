@@ -18,9 +18,10 @@ struct CacheMiss {
   std::string reason;
 };
 
-// Every shape of the grid (of the shard's slice) that `db_path` lacks or holds from another kernel
-// source, configuration list or grid. A missing or unreadable file misses every shape. Simulated
-// results count only when `accept_simulated` (tests of the tuner itself).
+// Every shape of the grid (of the shard's slice) that `db_path` lacks, holds from another kernel
+// source, configuration list or grid, or holds searched less than the database's effort asks (a
+// budget cut it to quick: meets_effort). A missing or unreadable file misses every shape.
+// Simulated results count only when `accept_simulated` (tests of the tuner itself).
 std::vector<CacheMiss> find_cache_misses(const TunableKernel& kernel, const ShapeGrid& grid,
                                          const ShardSpec& shard, const std::string& arch,
                                          const std::string& db_path, bool accept_simulated);
