@@ -95,6 +95,11 @@ void remove_stale_temporaries(const std::string& db_path) {
 
 }  // namespace
 
+std::size_t below_effort(const ResultsDatabase& db, Effort effort) {
+  const auto below = [&](const ShapeResult& s) { return !meets_effort(s.search, effort); };
+  return static_cast<std::size_t>(std::count_if(db.shapes.begin(), db.shapes.end(), below));
+}
+
 KernelState prepare_kernel(const TuneOptions& o, const DeviceSetup& setup, const ShardSpec& shard,
                            const TunableKernel& kernel, ShapeGrid grid) {
   KernelState st;
@@ -193,10 +198,7 @@ KernelState prepare_kernel(const TuneOptions& o, const DeviceSetup& setup, const
   const bool anything = existing.has_value() || !pieces.empty();
   if (anything && !o.resume) {
     if (st.remaining.empty() && pieces.empty()) {
-      const auto below = std::count_if(
-          st.base.shapes.begin(), st.base.shapes.end(),
-          [&](const ShapeResult& s) { return !meets_effort(s.search, o.effort); });
-      if (below > 0) {
+      if (const std::size_t below = below_effort(st.base, o.effort); below > 0) {
         spdlog::info("{}: {} shapes were searched quick to fit an earlier budget; --resume "
                      "times them in full",
                      st.db_path, below);

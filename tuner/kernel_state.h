@@ -38,6 +38,9 @@ std::string journal_path(const std::string& worker_db_path);
 ResultsDatabase make_header(const TunableKernel& kernel, const DeviceSetup& setup,
                             const ShapeGrid& grid, const ShardSpec& shard, Effort effort);
 
+// Shapes of `db` searched less than `effort` asks (meets_effort: a budget cut them to quick).
+std::size_t below_effort(const ResultsDatabase& db, Effort effort);
+
 // Locks the database and decides what to do; throws InvalidArgument saying which flag to pass.
 KernelState prepare_kernel(const TuneOptions& o, const DeviceSetup& setup, const ShardSpec& shard,
                            const TunableKernel& kernel, ShapeGrid grid);

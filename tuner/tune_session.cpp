@@ -105,12 +105,6 @@ void assert_cache_hit(const TuneOptions& o, const std::vector<ShapeGrid>& grids,
       misses.size(), arch, arch));
 }
 
-// Shapes of `db` searched less than `effort` asks (meets_effort).
-std::size_t below_effort(const ResultsDatabase& db, Effort effort) {
-  const auto below = [&](const ShapeResult& s) { return !meets_effort(s.search, effort); };
-  return static_cast<std::size_t>(std::count_if(db.shapes.begin(), db.shapes.end(), below));
-}
-
 nlohmann::ordered_json kernel_summary(const KernelState& st, const std::string& status,
                                       Effort effort) {
   std::map<std::string, int64_t> cells = {
