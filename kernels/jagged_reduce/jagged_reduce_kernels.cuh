@@ -175,19 +175,36 @@ __global__ void group_row_kernel(const T* __restrict__ values, const IndexT* __r
   if (active && slot == 0) store<T, VEC>(out, b, M, c0, cols, row_scale(mean, end - start), acc);
 }
 
-// Row holding element e (the last b with offsets[b] <= e), searched by the whole block at once:
-// each round every thread probes one of blockDim.x evenly spaced rows and __syncthreads_count
-// tells how many lie at or before e, so the range shrinks by blockDim.x + 1 per round (B = 10^6:
-// 3 rounds of one load each, where a binary search is 20 dependent loads). Every thread of the
-// block calls it with the same e and gets the same row. Requires 0 <= e < offsets[B].
-template <typename IndexT>
+// The last row b with offsets[b] <= e (kStrict: offsets[b] < e), searched by the whole block at
+// once: each round every thread probes kProbes of n = kProbes x blockDim.x evenly spaced rows (both
+// loads in flight together) and __syncthreads_count tells how many lie at or before e, so the
+// range shrinks by n + 1 per round (B = 10^6 at 128 threads and one probe: 3 rounds of one round
+// trip each, where a binary search is 20 dependent loads). Every thread of the block calls it with
+// the same e and gets the same row. Requires offsets[0] <= e < offsets[B], and for kStrict also
+// offsets[0] < e. Without kStrict it is the row holding element e.
+// Two probes suit flat_scan, whose block start is on its critical path: its cells measured 0.983
+// (jagged_sum) and 0.991 (jagged_mean) of one probe's on the H200, even where the second probe
+// saves no round (PERF.md "Session 29"), and taking it only where it saves one cost flat_scan<float,
+// M = 1> 10 registers and those gains ("Session 30"). nnz_split keeps one: with two, its cells of
+// shapes over 65 us read 2.3 % slower against block_row's in the same re-sweep ("Session 30").
+template <int kProbes = 1, bool kStrict = false, typename IndexT>
 __device__ __forceinline__ int64_t block_find_row(const IndexT* offsets, int64_t B, int64_t e) {
-  int64_t lo = 0, hi = B;  // invariant: offsets[lo] <= e < offsets[hi]
-  const int64_t n = blockDim.x;
+  static_assert(kProbes == 1 || kProbes == 2, "one or two probes per thread and round");
+  int64_t lo = 0, hi = B;  // invariant: offsets[lo] <= e < offsets[hi] (kStrict: offsets[lo] < e <= offsets[hi])
+  const int64_t n = kProbes * int64_t{blockDim.x};  // probes per round
+  auto before = [&](int64_t p) {
+    const int64_t o = static_cast<int64_t>(offsets[p]);
+    return kStrict ? o < e : o <= e;
+  };
   while (hi - lo > 1) {
     const int64_t r = hi - lo;
-    const int64_t p = lo + (int64_t(threadIdx.x) + 1) * r / (n + 1);  // nondecreasing in threadIdx.x
-    const int count = __syncthreads_count(p < hi && static_cast<int64_t>(offsets[p]) <= e);
+    // Probe k at lo + (k + 1) r / (n + 1), nondecreasing in k; this thread takes k = threadIdx.x
+    // and, with two probes, k = threadIdx.x + blockDim.x. Both loads are issued before the first
+    // barrier; with one probe, pb and b fold away (the same code as before the second probe).
+    const int64_t pa = lo + (int64_t(threadIdx.x) + 1) * r / (n + 1);
+    const int64_t pb = lo + (int64_t(threadIdx.x) + 1 + blockDim.x) * r / (n + 1);
+    const bool a = pa < hi && before(pa), b = kProbes == 2 && pb < hi && before(pb);
+    const int count = __syncthreads_count(a) + (kProbes == 2 ? __syncthreads_count(b) : 0);
     // The probes at or before e form a prefix (offsets ascend): the last of them is the new lo,
     // the first after them the new hi. Probes equal to lo count as "at or before" and are
     // harmless; when r <= n + 1 the probes cover every row in range, so the next range is 1 row.
@@ -626,27 +643,30 @@ __device__ __forceinline__ void block_segmented_scan(int64_t key, float (&val)[M
     if (pk == key) val[c] += pv[c];
 }
 
-// Adds one block's part of row r (spread over several blocks of `range` entries) to acc_ws; the
-// last of the row's blocks to arrive writes the output and leaves acc_ws and the counter zero.
+// Adds one block's part of row r = [s, t) (spread over several blocks of `range` entries) to
+// acc_ws; the last of the row's blocks to arrive writes the output and leaves acc_ws and the
+// counter zero. The caller has the row's bounds at hand: loading them here, after the fence,
+// would add a round trip to every block's end.
 template <typename T, typename IndexT, int MC>
-__device__ __forceinline__ void flat_add_spread_row(const IndexT* __restrict__ offsets, const IndexT* __restrict__ fc,
-                                                    T* __restrict__ out, float* __restrict__ acc_ws,
-                                                    unsigned* __restrict__ arrivals, int64_t r, int64_t range,
-                                                    bool mean, const float (&part)[MC]) {
+__device__ __forceinline__ void flat_add_spread_row(const IndexT* __restrict__ fc, T* __restrict__ out,
+                                                    float* __restrict__ acc_ws, unsigned* __restrict__ arrivals,
+                                                    int64_t r, int64_t s, int64_t t, int64_t range, bool mean,
+                                                    const float (&part)[MC]) {
   const int64_t cols = row_cols(fc, r, int64_t{MC});
 #pragma unroll
   for (int c = 0; c < MC; ++c)
     if (c < cols) atomicAdd(acc_ws + r * MC + c, part[c]);
   __threadfence();  // the adds are visible device-wide before the arrival
-  const int64_t s = offsets[r], t = offsets[r + 1];
   const unsigned others = static_cast<unsigned>((t - 1) / range - s / range);
   if (arrive_last(arrivals + r, others)) drain_row<T, MC>(acc_ws, out, r, MC, 0, cols, row_scale(mean, t - s));
 }
 
-// Entries [t0, t0 + kEntries) of values, those before `end`; zeros past it.
-template <typename T, int MC, int PER_VEC, int VECTORS, int ENTRIES>
+// Entries [t0, t0 + ENTRIES) of values (VECTORS vectors of PER_VEC elements, MC per entry), those
+// before `end`; zeros past it.
+template <typename T, int MC, int PER_VEC, int VECTORS>
 __device__ __forceinline__ void flat_load(Vec<T, PER_VEC> (&v)[VECTORS], const T* __restrict__ values,
                                           int64_t t0, int64_t end) {
+  constexpr int ENTRIES = PER_VEC / MC * VECTORS;
   if (t0 + ENTRIES <= end) {
     const auto* src = reinterpret_cast<const Vec<T, PER_VEC>*>(values + t0 * MC);
 #pragma unroll
@@ -682,11 +702,16 @@ __global__ void __launch_bounds__(kFlatScanMaxThreads)
   const bool last_block = blockIdx.x + 1 == gridDim.x;
   const int64_t tiles = be > bb ? (be - bb + tile - 1) / tile : 1;
 
-  // The first tile's loads, in flight while the block finds its first row: the one holding bb,
-  // then back over the empty rows that start at bb (this block owns them).
+  // The first tile's loads, in flight while the block finds the first row its walk over row
+  // starts looks at: the last row that starts before bb. Every later row starts at or after bb,
+  // so the empty rows at bb (this block's) are among them; the row itself, when it ends at or
+  // before bb, is only looked at (the walk marks and stores nothing for it). Block 0 starts at
+  // row 0. With feature counts the block first needs the row holding bb, for the check below.
   Vec<T, kPerVec> v[kVectors];
-  flat_load<T, MC, kPerVec, kVectors, kEntries>(v, values, bb + int64_t(threadIdx.x) * kEntries, be);
-  const int64_t r0 = bb < be ? block_find_row(offsets, B, bb) : 0;
+  flat_load<T, MC, kPerVec, kVectors>(v, values, bb + int64_t(threadIdx.x) * kEntries, be);
+  const int64_t r0 = bb < be ? (fc == nullptr ? (bb > 0 ? block_find_row<2, true>(offsets, B, bb) : 0)
+                                              : block_find_row<2>(offsets, B, bb))
+                             : 0;
   // A block whose whole range lies inside one row with a feature count of 0 (jagged_mean) has
   // nothing to add: every output of that row is 0. It does what the walk below would do for it
   // and loads nothing more: the empty rows it owns get their zeros, and the row gets this block's
@@ -702,7 +727,7 @@ __global__ void __launch_bounds__(kFlatScanMaxThreads)
         store<T, MC>(out, r, MC, 0, row_cols(fc, r, int64_t{MC}), 1.0f, zero);
       const int64_t s = offsets[r0], t = offsets[r0 + 1];
       if (s < bb || t > be) {
-        flat_add_spread_row<T, IndexT, MC>(offsets, fc, out, acc_ws, arrivals, r0, range, mean, zero);
+        flat_add_spread_row<T, IndexT, MC>(fc, out, acc_ws, arrivals, r0, s, t, range, mean, zero);
       } else {
         store<T, MC>(out, r0, MC, 0, 0, 1.0f, zero);
       }
@@ -714,9 +739,10 @@ __global__ void __launch_bounds__(kFlatScanMaxThreads)
     return;
   }
   if (threadIdx.x == 0) {
-    int64_t r = r0;
-    while (r > 0 && static_cast<int64_t>(offsets[r - 1]) >= bb) --r;
-    s_r_lo = bb < be ? r : 0;
+    int64_t r = r0;  // with feature counts, back from the row holding bb over the empty rows at bb
+    if (fc != nullptr)
+      while (r > 0 && static_cast<int64_t>(offsets[r - 1]) >= bb) --r;
+    s_r_lo = r;
     s_carry_key = -1;
 #pragma unroll
     for (int c = 0; c < MC; ++c) s_carry_val[c] = 0.0f;
@@ -729,7 +755,7 @@ __global__ void __launch_bounds__(kFlatScanMaxThreads)
     const int64_t t_end = min(te, t_begin + kEntries);
     const bool active = t_begin < t_end;
     Vec<T, kPerVec> next[kVectors];
-    if (!last_tile) flat_load<T, MC, kPerVec, kVectors, kEntries>(next, values, t_begin + tile, be);
+    if (!last_tile) flat_load<T, MC, kPerVec, kVectors>(next, values, t_begin + tile, be);
 
     // Every row from s_r_lo that starts before te (and, in the last tile, at nnz): zeros for the
     // empty ones; a non-empty one is marked at the first thread whose first entry it holds.
@@ -827,7 +853,7 @@ __global__ void __launch_bounds__(kFlatScanMaxThreads)
         for (int c = 0; c < MC; ++c) head[c] += ex_val[c];
       }
       if (head_rs < bb) {  // the row started in an earlier block
-        flat_add_spread_row<T, IndexT, MC>(offsets, fc, out, acc_ws, arrivals, first_row, range, mean, head);
+        flat_add_spread_row<T, IndexT, MC>(fc, out, acc_ws, arrivals, first_row, head_rs, head_re, range, mean, head);
       } else {
         store<T, MC>(out, first_row, MC, 0, row_cols(fc, first_row, int64_t{MC}), row_scale(mean, head_re - head_rs),
                      head);
@@ -835,7 +861,7 @@ __global__ void __launch_bounds__(kFlatScanMaxThreads)
     }
     if (active && threadIdx.x + 1 == blockDim.x) {  // only the last tile of the last block has idle threads
       if (last_tile && !last_closed) {  // the row goes on past be
-        flat_add_spread_row<T, IndexT, MC>(offsets, fc, out, acc_ws, arrivals, row, range, mean, acc);
+        flat_add_spread_row<T, IndexT, MC>(fc, out, acc_ws, arrivals, row, rs, re, range, mean, acc);
       } else {  // the next tile starts from this row; its part so far is the carry, if still open
         s_r_lo = row;
         s_carry_key = last_closed ? -1 : row;
