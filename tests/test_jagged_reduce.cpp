@@ -106,6 +106,12 @@ TEST(JaggedReduceResolved, AutoChunkSpreadsNnzOverTheSmsWithinItsClamp) {
   EXPECT_GE(blocks, int64_t{kAutoChunksPerSm} * 16);
   EXPECT_LE(blocks, int64_t{kAutoChunksPerSm} * 256 + 1);
   EXPECT_EQ(nnz_split_grid(a, p).rows_per_chunk, chunk / p.M);
+  // One wave: whole rows per chunk, and 3 blocks per SM instead of 4 for 16-byte loads (their
+  // __launch_bounds__), so the wide config gets 3/4 as many chunks.
+  EXPECT_EQ(chunk % p.M, 0);
+  const Config wide{Strategy::nnz_split, 256, 4, 0};
+  const int64_t narrow_chunks = nnz_split_grid(a, p).chunks, wide_chunks = nnz_split_grid(wide, p).chunks;
+  EXPECT_NEAR(static_cast<double>(wide_chunks) / narrow_chunks, 0.75, 0.01);
 }
 
 TEST(JaggedReduceSupports, GroupRowSlotsMustFitOneWarpWithTheLanes) {

@@ -78,9 +78,11 @@ inline constexpr int kNnzSplitMaxThreads = 256;
 // 4-544 M values, devcalls/s21/grid_chunk.json): the auto chunk (best vec) 1.075x the best fixed
 // chunk (0.93-1.65; one_huge M = 16-256 prefers c16384: 1.32 / 1.65), 1.083x the best config.
 // Every jagged_sum config passed EveryConfig with it. Needs a re-sweep of both jagged databases.
+// Session 31 (H200 A/B, docs/PERF.md): one wave, chunks of whole rows and no upper clamp below
+// 2^28 elements; the former 262144 cap gave 1.94 waves on 270 M values.
 inline constexpr int kAutoChunksPerSm = 4;
 inline constexpr int64_t kAutoChunkMin = 8192;
-inline constexpr int64_t kAutoChunkMax = 262144;
+inline constexpr int64_t kAutoChunkMax = int64_t{1} << 28;
 
 struct Problem {
   Op op = Op::sum;

@@ -116,9 +116,17 @@ Config resolve(const Config& c, const Problem& p, int64_t auto_chunk_sms) {
     }
   }
   if (r.strategy == Strategy::nnz_split && r.chunk == 0) {
-    const int64_t blocks = int64_t{kAutoChunksPerSm} * auto_chunk_sms;
-    const int64_t elems = p.nnz > 0 ? p.nnz * p.M : 0;  // validate() bounded nnz*M
-    r.chunk = static_cast<int>(std::clamp<int64_t>((elems + blocks - 1) / blocks, kAutoChunkMin, kAutoChunkMax));
+    // One wave: as many chunks as the SMs hold blocks of this instance (nnz_split_kernel's
+    // __launch_bounds__ minimum: 3 with 16-byte loads, else kAutoChunksPerSm), shared among the
+    // column tiles, each a whole number of rows.
+    const int64_t per_sm = r.vec * int64_t(s) >= 16 ? 3 : kAutoChunksPerSm;
+    const int64_t lanes = (p.M + r.vec - 1) / r.vec;
+    int64_t tx = 1;
+    while (tx < r.threads && tx < lanes) tx *= 2;
+    const int64_t col_tiles = (lanes + tx - 1) / tx;
+    const int64_t chunks = std::max<int64_t>(1, per_sm * auto_chunk_sms / col_tiles);
+    const int64_t rows = std::max<int64_t>(1, (p.nnz + chunks - 1) / chunks);
+    r.chunk = static_cast<int>(std::clamp<int64_t>(rows * std::max<int64_t>(1, p.M), kAutoChunkMin, kAutoChunkMax));
   }
   return r;
 }
