@@ -66,7 +66,9 @@ TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatency
       biggest = std::max(biggest, bytes);
     }
     EXPECT_GE(large, 10u) << name;
-    EXPECT_LE(large, 64u) << name;
+    // Session 32 added 3 large jagged_mean shapes (B=128 M=512 len <= 2048/8192, the peer row's
+    // neighbours): 65 of 540; re-sweeping the whole jagged_mean grid took 5m14s on one H200.
+    EXPECT_LE(large, 68u) << name;
     EXPECT_GE(small, 30u) << name << ": latency-bound shapes";
     EXPECT_GE(biggest, 0.95e9) << name;
   }
