@@ -85,12 +85,13 @@ inline void write_grid(const fs::path& grid_dir, const nlohmann::ordered_json& g
 
 class Cli {
  public:
-  // Starts aot-runner with `args`; extra environment on top of ours (AOTUNE_FSYNC=0 for speed).
+  // Starts aot-runner (or `program`) with `args`; extra environment on top of ours
+  // (AOTUNE_FSYNC=0 for speed).
   Cli(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
-      const fs::path& io_dir)
+      const fs::path& io_dir, const std::string& program = AOT_RUNNER_PATH)
       : out_path_(io_dir / ("stdout." + std::to_string(counter()))),
         err_path_(io_dir / ("stderr." + std::to_string(counter()))) {
-    std::vector<std::string> argv_s = {AOT_RUNNER_PATH};
+    std::vector<std::string> argv_s = {program};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     std::map<std::string, std::string> vars = {{"AOTUNE_FSYNC", "0"}};
     for (char** e = environ; *e != nullptr; ++e) {
@@ -112,14 +113,24 @@ class Cli {
     argv.push_back(nullptr);
     for (auto& s : env_s) envp.push_back(s.data());
     envp.push_back(nullptr);
+    // The signals a sweep handles start at their defaults, whatever this test process inherited
+    // (a background job of a non-interactive shell ignores SIGINT).
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&defaults, sig);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                      0644);
     posix_spawn_file_actions_addopen(&actions, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                      0644);
-    const int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data());
+    const int rc = posix_spawn(&pid_, argv[0], &actions, &attr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
     if (rc != 0) pid_ = -1;
   }
   ~Cli() {
@@ -128,8 +139,9 @@ class Cli {
       ::waitpid(pid_, nullptr, 0);
     }
   }
-  void kill_now() {
-    if (pid_ > 0) ::kill(pid_, SIGKILL);
+  void kill_now() { send(SIGKILL); }
+  void send(int sig) {
+    if (pid_ > 0) ::kill(pid_, sig);
   }
   CliResult wait() {
     CliResult r;

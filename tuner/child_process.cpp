@@ -12,6 +12,7 @@
 #include <exception>
 
 #include "kernels/common/errors.h"
+#include "tuner/interrupt.h"
 
 namespace aotune::tuner {
 
@@ -32,6 +33,8 @@ ChildStatus decode(int raw) {
   // Die with the parent; if it is already gone (a race with the fork), go at once.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(1);
+  // The parent's InterruptGuard handler only sets its flag; a worker stops at Ctrl-C as before.
+  restore_interrupt_dispositions();
   int rc = 4;
   try {
     rc = body();

@@ -13,6 +13,7 @@
 #include "tuner/atomic_file.h"
 #include "tuner/cache_check.h"
 #include "tuner/gpu_device.h"
+#include "tuner/interrupt.h"
 #include "tuner/kernel_state.h"
 #include "tuner/progress.h"
 #include "tuner/search.h"
@@ -139,6 +140,8 @@ nlohmann::ordered_json kernel_summary(const KernelState& st, const std::string& 
 
 void run_tune(const TuneOptions& o) {
   const auto t0 = Clock::now();
+  // Ctrl-C, SIGTERM, SIGHUP from here on: the summary below, then Interrupted (exit 128 + signal).
+  const InterruptGuard interrupt_guard;
   if (o.resume && o.force)
     throw InvalidArgument("--resume and --force contradict each other: pick one");
   const ShardSpec shard = resolve_shard(o.shard, [](const char* n) { return std::getenv(n); });
@@ -190,14 +193,19 @@ void run_tune(const TuneOptions& o) {
   nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
   int restarts = 0;
   bool complete = true;
+  int interrupted = 0;
   for (std::size_t k = 0; k < states.size(); ++k) {
     KernelState& st = states[k];
     const Clock::time_point kernel_t0 = Clock::now();
     std::string status = "up to date";
+    if (interrupted == 0) interrupted = interrupt_signal();
     if (st.up_to_date) {
       spdlog::info("[{}] {} is complete and current: nothing to do (--force re-tunes)",
                    st.kernel->name(), st.db_path);
       for (const std::string& p : st.leftovers) remove_file_if_exists(p);  // stray journals only
+    } else if (interrupted != 0) {
+      status = "interrupted";  // not started: its files are as they were
+      complete = false;
     } else {
       // Written before measuring: it folds in pieces of an interrupted multi-GPU run (deleted
       // after) and, under --force, replaces what was there.
@@ -217,6 +225,7 @@ void run_tune(const TuneOptions& o) {
       PoolResult r;
       if (!st.remaining.empty()) r = run_worker_pool(o, setup, st, deadline, share);
       restarts += r.restarts;
+      interrupted = r.interrupted;
       const auto db = load_database(st.db_path);
       // Every shape measured, and as fully as --effort asks: a budget that turned some to quick
       // leaves the sweep for --resume to finish, like one that left shapes out.
@@ -228,7 +237,7 @@ void run_tune(const TuneOptions& o) {
                      st.kernel->name(), below);
       }
       if (done) remove_file_if_exists(crashes_path(st.db_path));
-      status = done ? "tuned" : "incomplete";
+      status = done ? "tuned" : interrupted != 0 ? "interrupted" : "incomplete";
       complete = complete && done;
     }
     // Per kernel, so a sweep's cost per grid is known without timestamps in the progress log.
@@ -243,7 +252,8 @@ void run_tune(const TuneOptions& o) {
                  j["shapes"].get<std::size_t>(), j["measured_this_run"].get<std::size_t>(),
                  format_duration(j["wall_seconds"].get<double>()), j["output"].get<std::string>());
   }
-  if (!complete) spdlog::warn("the sweep stopped before the end; rerun with --resume to finish it");
+  if (!complete && interrupted == 0)
+    spdlog::warn("the sweep stopped before the end; rerun with --resume to finish it");
   spdlog::info("wall time {} ({:.1f} s)", format_duration(wall), wall);
   if (o.json) {
     nlohmann::ordered_json summary;
@@ -252,10 +262,20 @@ void run_tune(const TuneOptions& o) {
     summary["shard"] = {{"index", shard.index}, {"count", shard.count}};
     summary["effort"] = std::string(to_string(o.effort));
     summary["complete"] = complete;
+    summary["interrupted"] = interrupted != 0 ? nlohmann::ordered_json(signal_name(interrupted))
+                                              : nlohmann::ordered_json(nullptr);
     summary["restarts"] = restarts;
     summary["wall_seconds"] = std::round(wall * 1000.0) / 1000.0;
     summary["kernels"] = kernels;
     fmt::print("{}\n", summary.dump(2));
+  }
+  if (interrupted != 0 && !complete) {
+    throw Interrupted(
+        interrupted, fmt::format("the sweep was stopped by {}: every shape measured so far is kept "
+                                 "(the cells in flight were dropped); to finish it, run the "
+                                 "same `aot-runner tune` with --resume, or the same "
+                                 "`aot-runner bench` again",
+                                 signal_name(interrupted)));
   }
 }
 

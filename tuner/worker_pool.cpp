@@ -12,6 +12,7 @@
 #include "tuner/atomic_file.h"
 #include "tuner/child_process.h"
 #include "tuner/gpu_device.h"
+#include "tuner/interrupt.h"
 #include "tuner/merge.h"
 #include "tuner/sweep.h"
 #include "tuner/work_split.h"
@@ -115,6 +116,13 @@ PoolResult run_worker_pool(const TuneOptions& o, const DeviceSetup& setup, Kerne
 
   PoolResult result;
   for (;;) {
+    if (const int sig = interrupt_signal()) {
+      // Stopped by hand or by a scheduler: the cell in flight is lost, every saved shape stays.
+      for (Slot& slot : slots)
+        if (slot.process.running()) slot.process.kill_and_wait();
+      result.interrupted = sig;
+      break;
+    }
     bool running = false;
     for (Slot& slot : slots) {
       if (slot.finished) continue;
@@ -135,7 +143,13 @@ PoolResult run_worker_pool(const TuneOptions& o, const DeviceSetup& setup, Kerne
       }
       if (status->signaled && (status->signal == SIGINT || status->signal == SIGTERM ||
                                status->signal == SIGHUP || status->signal == SIGQUIT)) {
-        // Someone stopped it, no config's fault: stop the sweep rather than blame a cell.
+        // Someone stopped it, no config's fault: stop the sweep rather than blame a cell. A Ctrl-C
+        // reaches the parent too; the loop's top then stops the others and reports it.
+        if (interrupt_signal() != 0) {
+          slot.finished = true;
+          running = true;
+          continue;
+        }
         throw Error(fmt::format(
             "the {} worker on device {} was stopped ({}); rerun with --resume to continue", name,
             slot.ordinal, status->describe()));

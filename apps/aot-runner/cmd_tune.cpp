@@ -23,6 +23,8 @@ constexpr const char* kTuneFooter = R"(Examples:
 Shards: --shard i/N, else AOTUNE_SHARD=i/N, else SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT (minus
 SLURM_ARRAY_TASK_MIN), else JOB_COMPLETION_INDEX with AOTUNE_SHARD_COUNT (Kubernetes indexed jobs).
 A shard writes <kernel>.shard-i-of-N.json; combine them with 'aot-runner merge'.
+Ctrl-C, SIGTERM or SIGHUP stop the sweep: the workers' cells in flight are dropped, every shape
+measured is kept, the summary is printed and the exit code is 128 + signal (130 for Ctrl-C).
 The simulated device has two GPUs (--devices all = 0,1). Test hooks: AOTUNE_SIM_DELAY_MS,
 AOTUNE_SIM_FAIL, AOTUNE_SIM_CRASH, AOTUNE_SIM_LOSE_CONTEXT (see tuner/simulated_device.h).
 AOTUNE_FSYNC=0 skips fsync (throwaway sweeps and tests).)";

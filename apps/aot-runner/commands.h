@@ -1,6 +1,7 @@
 // Each aot-runner subcommand lives in its own cmd_<name>.cpp and registers itself on the app here.
 // A command's callback throws for errors; main() prints them and sets the exit code: tuner::NoGpu -> 3,
-// InvalidArgument -> 2, any other aotune::Error -> 1, anything else -> 4.
+// InvalidArgument -> 2, any other aotune::Error -> 1, anything else -> 4; tuner::Interrupted (a
+// sweep stopped by a signal) -> 128 + the signal.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -18,6 +19,7 @@ enum ExitCode : int {
   kUsage = 2,           // bad command line or bad input file
   kNoGpu = 3,           // the command needs a GPU and none is usable
   kInternal = 4,        // unexpected error (a bug: please report it)
+  kSignalBase = 128,    // + the signal that stopped a sweep (130 for Ctrl-C), as a shell reports it
 };
 
 void register_devices(CLI::App& app);

@@ -8,11 +8,13 @@
 #include "apps/aot-runner/commands.h"
 #include "kernels/common/errors.h"
 #include "tuner/device_setup.h"
+#include "tuner/interrupt.h"
 #include "tuner/progress.h"
 
 namespace {
 
-constexpr const char* kFooter = R"(Exit codes: 0 ok, 1 check failed, 2 bad usage or input, 3 no GPU, 4 internal error.
+constexpr const char* kFooter = R"(Exit codes: 0 ok, 1 check failed, 2 bad usage or input, 3 no GPU, 4 internal error,
+128 + signal when Ctrl-C (130), SIGTERM (143) or SIGHUP (129) stopped a sweep (tune --resume continues).
 Logs go to stderr; stdout holds only a command's output (so --json output parses).
 Run 'aot-runner <command> --help' for a command's options and an example; docs/USAGE.md for workflows.)";
 
@@ -52,6 +54,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? aotune::cli::kOk : aotune::cli::kUsage;
+  } catch (const aotune::tuner::Interrupted& e) {
+    spdlog::warn("{}", e.what());
+    return aotune::cli::kSignalBase + e.signal();
   } catch (const aotune::tuner::NoGpu& e) {
     spdlog::error("{}", e.what());
     return aotune::cli::kNoGpu;
