@@ -70,16 +70,14 @@ inline constexpr int kFlatRowMaxThreads = 1024;
 // nnz_split: the largest block, which its register budget (__launch_bounds__) is set for.
 inline constexpr int kNnzSplitMaxThreads = 256;
 
-// 4, not the former 32 (session 21, from the session-21 databases, no GPU): on the grid shapes
-// where an nnz_split config is the best, the best fixed chunk sits at about 2-8 chunks per SM
-// (median ~4); 32 per SM made the auto chunk 1.26x (jagged_sum) / 1.22x (jagged_mean) slower than
-// the best nnz_split config there, the nearest measured chunk to 4 per SM 1.05x / 1.06x.
-// Measured once (session 21, `aot-runner bench` on 19 nnz_split-best jagged_sum grid shapes of
-// 4-544 M values, devcalls/s21/grid_chunk.json): the auto chunk (best vec) 1.075x the best fixed
-// chunk (0.93-1.65; one_huge M = 16-256 prefers c16384: 1.32 / 1.65), 1.083x the best config.
-// Every jagged_sum config passed EveryConfig with it. Needs a re-sweep of both jagged databases.
-// Session 31 (H200 A/B, docs/PERF.md): one wave, chunks of whole rows and no upper clamp below
-// 2^28 elements; the former 262144 cap gave 1.94 waves on 270 M values.
+// The auto chunk is one wave of nnz_split blocks: kAutoChunksPerSm per SM (3 with 16-byte loads,
+// the kernel's __launch_bounds__ minimum), shared among the column tiles, in whole rows, clamped
+// to [kAutoChunkMin, kAutoChunkMax] elements (resolve(), jagged_reduce_config.cpp). Measured in
+// session 31's H200 A/B and shipped in session 32 with both jagged databases re-swept
+// (docs/PERF.md): the former 262144-element cap gave 1.94 waves on 270 M values. Four per SM, not
+// the former 32, since session 21: on the grid shapes where an nnz_split config is the best, the
+// best fixed chunk sits at about 2-8 chunks per SM (median ~4), and 32 per SM made the auto chunk
+// 1.26x (jagged_sum) / 1.22x (jagged_mean) slower than the best nnz_split config there.
 inline constexpr int kAutoChunksPerSm = 4;
 inline constexpr int64_t kAutoChunkMin = 8192;
 inline constexpr int64_t kAutoChunkMax = int64_t{1} << 28;

@@ -95,6 +95,9 @@ __device__ __forceinline__ float row_scale(bool mean, int64_t len) {
   return mean ? (len > 0 ? 1.0f / static_cast<float>(len) : 0.0f) : 1.0f;
 }
 
+// Brings the line holding *p into L1 without waiting for it (a hint: no register, no stall).
+__device__ __forceinline__ void prefetch_l1(const void* p) { asm volatile("prefetch.global.L1 [%0];" ::"l"(p)); }
+
 // block_row: block = (row b = blockIdx.x, column tile blockIdx.y). Threads: tx along M (TX lanes),
 // ty along the row's elements (TY = blockDim.x / TX). Partial sums meet in shared memory.
 template <typename T, typename IndexT, int VEC>
@@ -768,6 +771,8 @@ __global__ void __launch_bounds__(kFlatScanMaxThreads)
         const int64_t s = offsets[r];
         in = s < te || (last_block && last_tile && s == nnz);
         if (in) {
+          // Its feature count into L1 as well: the walk reads it where the row ends, to store it.
+          if (fc != nullptr) prefetch_l1(fc + r);
           const int64_t t = offsets[r + 1];
           if (s == t) {
             if (s >= tb) {  // (an empty row before tb was the previous tile's)
@@ -781,7 +786,11 @@ __global__ void __launch_bounds__(kFlatScanMaxThreads)
           }
         }
       }
-      if (!__syncthreads_or(in)) break;
+      // Row starts ascend, so the rows in the tile are a prefix of those looked at: when the
+      // window's last row is not among them, no later one is. (Asking whether any row of the
+      // window was in cost one more pass, a round trip to memory, on every tile with fewer rows
+      // than the block has threads.)
+      if (!__syncthreads_or(in && threadIdx.x + 1 == blockDim.x)) break;
     }
     const int64_t first_row = block_max_scan(s_first[threadIdx.x], s_warp_key);
 
