@@ -1,0 +1,31 @@
+#!/bin/bash
+# Device job for shapes added to the jagged grids (no kernel change): build the tuner alone, sweep
+# only the new shapes (`tune --resume` adopts a database of the smaller grid; never --force here,
+# so nothing measured is lost), emit, verify, then the GPU dispatch tests if time is left.
+# $OUT gets the databases first, then the header, then the log.
+#   call:  DEADLINE=<seconds> bash docs/wip/ship_grid_growth.sh
+set -u; export PATH=$PATH:/usr/local/cuda/bin
+T0=$SECONDS; R=/tmp/grow; mkdir -p $R; b=$(pwd)/build-gpu; DEADLINE=${DEADLINE:-250}
+el() { echo "[$((SECONDS-T0)) s] $*" | tee -a $R/log; cp $R/log $OUT/log; }
+left() { echo $((DEADLINE - (SECONDS-T0))); }
+cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DAOTUNE_BUILD_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES=90 > $R/cfg.log 2>&1 \
+  && cmake --build $b -j16 --target aot-runner > $R/build.log 2>&1 || { tail -30 $R/cfg.log $R/build.log; exit 1; }
+el "build aot-runner"
+for k in jagged_mean jagged_sum; do
+  l=$(left); [ $l -lt 20 ] && { el "stopping before $k: $l s left"; exit 0; }
+  timeout --preserve-status -s INT $l $b/aot-runner tune -k $k --resume > $R/tune_$k.log 2>&1; rc=$?
+  cp configs/sm90/$k.json $OUT/
+  el "tune $k rc=$rc $(grep -E 'tuned \(|cannot|error' $R/tune_$k.log | tail -2 | tr '\n' ' ')"
+  [ $rc = 0 ] || exit 0
+done
+$b/aot-runner emit > $R/emit.log 2>&1; el "emit rc=$? $(tail -2 $R/emit.log | tr '\n' ' ')"
+cp heuristics/generated/heuristic_sm90.h $OUT/
+cmake --build $b -j16 --target aot-runner > $R/rebuild.log 2>&1; el "rebuild rc=$?"
+$b/aot-runner verify > $R/verify.log 2>&1; el "verify rc=$? $(tail -1 $R/verify.log)"
+for s in 'B=4096,M=128,nnz=4893000,max_len=8192,dtype=bf16' ; do $b/aot-runner explain --kernel jagged_mean --shape $s --arch sm90 2>&1 | sed -n 3,4p >> $R/log; done
+$b/aot-runner explain --kernel jagged_sum --shape 'B=4096,M=128,nnz=4720000,max_len=8192,dtype=f32' --arch sm90 2>&1 | sed -n 3,4p >> $R/log
+cp $R/log $OUT/log
+l=$(left); [ $l -lt 100 ] && { el "GPU tests left for the next call ($l s left)"; exit 0; }
+timeout $(( $(left) - 5 )) cmake --build $b -j16 --target aotune_tests > $R/tbuild.log 2>&1; el "tests build rc=$?"
+(cd $b && timeout $(( $(left) - 3 )) ctest -R "DispatchGpu|CApi|ShapeGrid" --timeout 60 > $R/ctest.log 2>&1); el "ctest rc=$? $(grep -E 'tests passed|tests failed' $R/ctest.log)"
+el done
