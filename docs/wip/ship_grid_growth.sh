@@ -22,7 +22,8 @@ $b/aot-runner emit > $R/emit.log 2>&1; el "emit rc=$? $(tail -2 $R/emit.log | tr
 cp heuristics/generated/heuristic_sm90.h $OUT/
 cmake --build $b -j16 --target aot-runner > $R/rebuild.log 2>&1; el "rebuild rc=$?"
 $b/aot-runner verify > $R/verify.log 2>&1; el "verify rc=$? $(tail -1 $R/verify.log)"
-for s in 'B=4096,M=128,nnz=4893000,max_len=8192,dtype=bf16' ; do $b/aot-runner explain --kernel jagged_mean --shape $s --arch sm90 2>&1 | sed -n 3,4p >> $R/log; done
+# The top two candidates for the peers rows this growth was for (session 34's capped power law).
+$b/aot-runner explain --kernel jagged_mean --shape 'B=4096,M=128,nnz=4893000,max_len=8192,dtype=bf16' --arch sm90 2>&1 | sed -n 3,4p >> $R/log
 $b/aot-runner explain --kernel jagged_sum --shape 'B=4096,M=128,nnz=4720000,max_len=8192,dtype=f32' --arch sm90 2>&1 | sed -n 3,4p >> $R/log
 cp $R/log $OUT/log
 l=$(left); [ $l -lt 100 ] && { el "GPU tests left for the next call ($l s left)"; exit 0; }
