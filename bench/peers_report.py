@@ -14,7 +14,7 @@ def shape_text(s):
     return " ".join(f"{k}={v}" for k, v in s.items() if k != "dtype") + f" {s['dtype']}"
 
 
-PEERS = ("eager", "torch.compile", "triton two-cumsum")  # the columns, in this order
+PEERS = ("eager", "torch.compile", "torch.compile index_add", "triton two-cumsum")  # the columns, in this order
 
 
 def peer_cell(r, name):
