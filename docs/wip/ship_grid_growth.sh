@@ -3,7 +3,7 @@
 # only the new shapes (`tune --resume` adopts a database of the smaller grid; never --force here,
 # so nothing measured is lost), emit, verify, then the GPU dispatch tests if time is left.
 # $OUT gets the databases first, then the header, then the log.
-#   call:  DEADLINE=<seconds> bash docs/wip/ship_grid_growth.sh
+#   call:  DEADLINE=<seconds> [PEERS=1 COMMIT=<head>] bash docs/wip/ship_grid_growth.sh
 set -u; export PATH=$PATH:/usr/local/cuda/bin
 T0=$SECONDS; R=/tmp/grow; mkdir -p $R; b=$(pwd)/build-gpu; DEADLINE=${DEADLINE:-250}
 el() { echo "[$((SECONDS-T0)) s] $*" | tee -a $R/log; cp $R/log $OUT/log; }
@@ -22,11 +22,18 @@ $b/aot-runner emit > $R/emit.log 2>&1; el "emit rc=$? $(tail -2 $R/emit.log | tr
 cp heuristics/generated/heuristic_sm90.h $OUT/
 cmake --build $b -j16 --target aot-runner > $R/rebuild.log 2>&1; el "rebuild rc=$?"
 $b/aot-runner verify > $R/verify.log 2>&1; el "verify rc=$? $(tail -1 $R/verify.log)"
-# The top two candidates for the peers rows this growth was for (session 34's capped power law).
-$b/aot-runner explain --kernel jagged_mean --shape 'B=4096,M=128,nnz=4893000,max_len=8192,dtype=bf16' --arch sm90 2>&1 | sed -n 3,4p >> $R/log
-$b/aot-runner explain --kernel jagged_sum --shape 'B=4096,M=128,nnz=4720000,max_len=8192,dtype=f32' --arch sm90 2>&1 | sed -n 3,4p >> $R/log
+# The top candidates for the peers rows this growth was for (session 35's narrow capped power law).
+$b/aot-runner explain --kernel jagged_sum --shape 'B=32768,M=1,nnz=37750000,max_len=8192,dtype=f32' --arch sm90 2>&1 | sed -n 3,4p >> $R/log
+$b/aot-runner explain --kernel jagged_mean --shape 'B=16384,M=4,nnz=4660000,max_len=4096,dtype=bf16' --arch sm90 2>&1 | sed -n 3,4p >> $R/log
 cp $R/log $OUT/log
 l=$(left); [ $l -lt 100 ] && { el "GPU tests left for the next call ($l s left)"; exit 0; }
 timeout $(( $(left) - 5 )) cmake --build $b -j16 --target aotune_tests > $R/tbuild.log 2>&1; el "tests build rc=$?"
 (cd $b && timeout $(( $(left) - 3 )) ctest -R "DispatchGpu|CApi|ShapeGrid" --timeout 60 > $R/ctest.log 2>&1); el "ctest rc=$? $(grep -E 'tests passed|tests failed' $R/ctest.log)"
+# PEERS=1: then the library and the peer table with the new picks (docs/PERF.md and the plot).
+if [ "${PEERS:-0}" = 1 ]; then
+  l=$(left); [ $l -lt 150 ] && { el "peers left for the next call ($l s left)"; exit 0; }
+  cmake --build $b -j16 > $R/libbuild.log 2>&1; el "library build rc=$?"
+  OUT=$R/peers LIB=$b/libaotune.so COMMIT=${COMMIT:-head} timeout -s INT $(( $(left) - 5 )) bash bench/peers.sh > $R/peers.log 2>&1; el "peers rc=$?"
+  cp docs/PERF.md docs/peers.svg $OUT/ 2>/dev/null; cp $R/peers/peers.json $OUT/ 2>/dev/null
+fi
 el done
