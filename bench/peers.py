@@ -193,6 +193,9 @@ def cases(quick):
         ("jagged_sum", dict(B=32768, M=1, max_len=8192, dist="powerlaw", dtype="f32")),
         ("jagged_sum", dict(B=65536, M=4, max_len=256, dist="uniform", dtype="bf16")),
         ("jagged_mean", dict(B=16384, M=4, max_len=4096, dist="powerlaw", dtype="bf16")),
+        # histories truncated at a short cap, at embedding widths
+        ("jagged_sum", dict(B=8192, M=256, max_len=256, dist="powerlaw", dtype="bf16")),
+        ("jagged_mean", dict(B=2048, M=256, max_len=1024, dist="powerlaw", dtype="f32")),
         # many short rows (speech frames, per-feature histories): the flat unit's domain
         ("causal_trailing_mean", dict(B=256, D=128, T=64, cf=32, dtype="bf16")),
         ("causal_trailing_mean", dict(B=64, D=256, T=100, cf=8, dtype="f32")),
