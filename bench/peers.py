@@ -79,13 +79,17 @@ def eager_jagged_sum(v, off):
     return torch.segment_reduce(v, "sum", offsets=off, axis=0, unsafe=True)
 
 
+def masked_row_mean(sums, fc, lengths, dtype):
+    # Helion's jagged_mean reference semantics from fp32 row sums: the mean over each row's first
+    # fc[b] columns, 0 elsewhere and on empty rows.
+    cols = torch.arange(sums.shape[1], device=sums.device)
+    mask = (cols[None, :] < fc[:, None]) & (lengths[:, None] > 0)
+    return torch.where(mask, sums / lengths.clamp(min=1).to(torch.float32)[:, None], 0.0).to(dtype)
+
+
 def eager_jagged_mean(v, off, fc, lengths):
-    # Helion's jagged_mean reference semantics: mean over each row's first fc[b] columns, 0 elsewhere.
     s = torch.segment_reduce(v.float(), "sum", offsets=off, axis=0, unsafe=True)
-    cols = torch.arange(v.shape[1], device=v.device)
-    mask = cols[None, :] < fc[:, None]
-    denom = lengths.clamp(min=1).to(torch.float32)[:, None]
-    return torch.where(mask & (lengths[:, None] > 0), s / denom, 0.0).to(v.dtype)
+    return masked_row_mean(s, fc, lengths, v.dtype)
 
 
 # The scatter formulation of the jagged reduces: each value row added into its output row by
@@ -93,17 +97,16 @@ def eager_jagged_mean(v, off, fc, lengths):
 # scatter-add kernel, where it keeps segment_reduce as an ATen call; it is what a user who
 # compiles jagged code writes. The row ids come from the offsets outside the timed call, as for
 # jagged_dense_add (a cost the peer is spared).
+def scatter_row_sums(v, row_ids, B):
+    return torch.zeros(B, v.shape[1], device=v.device, dtype=torch.float32).index_add_(0, row_ids, v.float())
+
+
 def scatter_jagged_sum(v, row_ids, B):
-    s = torch.zeros(B, v.shape[1], device=v.device, dtype=torch.float32).index_add_(0, row_ids, v.float())
-    return s.to(v.dtype)
+    return scatter_row_sums(v, row_ids, B).to(v.dtype)
 
 
 def scatter_jagged_mean(v, row_ids, fc, lengths):
-    B = lengths.shape[0]
-    s = torch.zeros(B, v.shape[1], device=v.device, dtype=torch.float32).index_add_(0, row_ids, v.float())
-    cols = torch.arange(v.shape[1], device=v.device)
-    mask = (cols[None, :] < fc[:, None]) & (lengths[:, None] > 0)
-    return torch.where(mask, s / lengths.clamp(min=1).to(torch.float32)[:, None], 0.0).to(v.dtype)
+    return masked_row_mean(scatter_row_sums(v, row_ids, lengths.shape[0]), fc, lengths, v.dtype)
 
 
 def eager_jagged_dense_add(x, off, y, row_ids, col_ids):

@@ -3,7 +3,7 @@
 # only the new shapes (`tune --resume` adopts a database of the smaller grid; never --force here,
 # so nothing measured is lost), emit, verify, then the GPU dispatch tests if time is left.
 # $OUT gets the databases first, then the header, then the log.
-#   call:  DEADLINE=<seconds> [PEERS=1 COMMIT=<head>] bash docs/wip/ship_grid_growth.sh
+#   call:  DEADLINE=<seconds> [PEERS=1 COMMIT=<head>] [EXPLAIN='kernel|shape;...'] bash docs/wip/ship_grid_growth.sh
 set -u; export PATH=$PATH:/usr/local/cuda/bin
 T0=$SECONDS; R=/tmp/grow; mkdir -p $R; b=$(pwd)/build-gpu; DEADLINE=${DEADLINE:-250}
 el() { echo "[$((SECONDS-T0)) s] $*" | tee -a $R/log; cp $R/log $OUT/log; }
@@ -22,10 +22,12 @@ $b/aot-runner emit > $R/emit.log 2>&1; el "emit rc=$? $(tail -2 $R/emit.log | tr
 cp heuristics/generated/heuristic_sm90.h $OUT/
 cmake --build $b -j16 --target aot-runner > $R/rebuild.log 2>&1; el "rebuild rc=$?"
 $b/aot-runner verify > $R/verify.log 2>&1; el "verify rc=$? $(tail -1 $R/verify.log)"
-# The top candidates for the rows this growth was for (session 35's narrow rows at a cap of
-# 4096: the peers row jagged_mean B=16384 M=4 len<=4096 bf16). Earlier growths' rows: git history.
-$b/aot-runner explain --kernel jagged_mean --shape 'B=16384,M=4,nnz=4660000,max_len=4096,dtype=bf16' --arch sm90 2>&1 | sed -n 3,4p >> $R/log
-$b/aot-runner explain --kernel jagged_sum --shape 'B=16384,M=4,nnz=4660000,max_len=4096,dtype=bf16' --arch sm90 2>&1 | sed -n 3,4p >> $R/log
+# EXPLAIN='kernel|shape;kernel|shape': the rows a growth is for (a peers row's call sizes, say);
+# each one's top two candidates from the re-emitted heuristic go into the log.
+IFS=';' read -ra rows <<< "${EXPLAIN:-}"
+for row in "${rows[@]}"; do
+  $b/aot-runner explain --kernel "${row%%|*}" --shape "${row#*|}" --arch sm90 2>&1 | sed -n 3,4p >> $R/log
+done
 cp $R/log $OUT/log
 l=$(left); [ $l -lt 100 ] && { el "GPU tests left for the next call ($l s left)"; exit 0; }
 timeout $(( $(left) - 5 )) cmake --build $b -j16 --target aotune_tests > $R/tbuild.log 2>&1; el "tests build rc=$?"
