@@ -1,9 +1,11 @@
 #!/bin/bash
-# Device job for shapes added to the jagged grids (no kernel change): build the tuner alone, sweep
+# Device job for shapes added to grids (no kernel change): build the tuner alone, sweep
 # only the new shapes (`tune --resume` adopts a database of the smaller grid; never --force here,
 # so nothing measured is lost), emit, verify, then the GPU dispatch tests if time is left.
 # $OUT gets the databases first, then the header, then the log.
-#   call:  DEADLINE=<seconds> [PEERS=1 COMMIT=<head>] [EXPLAIN='kernel|shape;...'] bash docs/wip/ship_grid_growth.sh
+#   call:  DEADLINE=<seconds> [KERNELS='k1 k2'] [PEERS=1 COMMIT=<head>] [EXPLAIN='kernel|shape;...'] \
+#            bash docs/wip/ship_grid_growth.sh
+# KERNELS: the kernels whose grids grew (default: jagged_mean jagged_sum).
 set -u; export PATH=$PATH:/usr/local/cuda/bin
 T0=$SECONDS; R=/tmp/grow; mkdir -p $R; b=$(pwd)/build-gpu; DEADLINE=${DEADLINE:-250}
 el() { echo "[$((SECONDS-T0)) s] $*" | tee -a $R/log; cp $R/log $OUT/log; }
@@ -11,7 +13,7 @@ left() { echo $((DEADLINE - (SECONDS-T0))); }
 cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DAOTUNE_BUILD_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES=90 > $R/cfg.log 2>&1 \
   && cmake --build $b -j16 --target aot-runner > $R/build.log 2>&1 || { tail -30 $R/cfg.log $R/build.log; exit 1; }
 el "build aot-runner"
-for k in jagged_mean jagged_sum; do
+for k in ${KERNELS:-jagged_mean jagged_sum}; do
   l=$(left); [ $l -lt 20 ] && { el "stopping before $k: $l s left"; exit 0; }
   timeout --preserve-status -s INT $l $b/aot-runner tune -k $k --resume > $R/tune_$k.log 2>&1; rc=$?
   cp configs/sm90/$k.json $OUT/
