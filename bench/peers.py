@@ -202,6 +202,10 @@ def cases(quick):
         # many short rows (speech frames, per-feature histories): the flat unit's domain
         ("causal_trailing_mean", dict(B=256, D=128, T=64, cf=32, dtype="bf16")),
         ("causal_trailing_mean", dict(B=64, D=256, T=100, cf=8, dtype="f32")),
+        # windows as long as the row or longer (every output a prefix mean) over many short rows:
+        # only the scanning units took windows past 32 until session 36 (0.3-0.9 TB/s there)
+        ("causal_trailing_mean", dict(B=512, D=256, T=64, cf=200, dtype="bf16")),
+        ("causal_trailing_mean", dict(B=128, D=1024, T=96, cf=128, dtype="f32")),
     ]
     return c
 

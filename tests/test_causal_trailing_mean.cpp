@@ -238,15 +238,19 @@ TEST(CausalTrailingMeanSupports, ThreadAndFlatUnitsTakeWindowsUpToTheirLimitAndN
   for (const Unit unit : {Unit::thread, Unit::flat}) {
     SCOPED_TRACE(unit == Unit::flat ? "flat" : "thread");
     const Config per_output{unit, 128, 1, 1};
+    // The flat unit shares a vector's terms between its outputs, so it goes further.
+    const int64_t limit = unit == Unit::flat ? 128 : 32;
+    EXPECT_EQ(detail::max_direct_window(unit), limit);
     Problem p = valid_problem();
     p.T = 4096;
-    p.cf = detail::kMaxThreadWindow;
+    p.cf = limit;
     EXPECT_TRUE(supports(per_output, p).ok);
-    p.cf = detail::kMaxThreadWindow + 1;
+    p.cf = limit + 1;
     const Legality wide = supports(per_output, p);
     EXPECT_FALSE(wide.ok);
     EXPECT_NE(wide.reason.find("window"), std::string::npos) << wide.reason;
-    EXPECT_NE(wide.reason.find(std::to_string(detail::kMaxThreadWindow + 1)), std::string::npos) << wide.reason;
+    EXPECT_NE(wide.reason.find(std::to_string(limit + 1)), std::string::npos) << wide.reason;
+    EXPECT_NE(wide.reason.find(std::to_string(limit)), std::string::npos) << wide.reason;
     EXPECT_NE(wide.reason.find(unit == Unit::flat ? "flat" : "thread-per-output"), std::string::npos) << wide.reason;
     p.T = 20;  // the window is min(cf, T): prefix means of short rows stay cheap
     p.cf = 100000;
@@ -326,11 +330,17 @@ TEST(CausalTrailingMeanKernel, TestShapesCoverTheEdgeCasesInEveryDtype) {
       if (cf > 8) seen.insert(dtype + (T * elem_bytes >= 2048 ? " odd rows running" : " short odd rows running"));
     }
     if (rows >= 2 && T < vec && T > 1) seen.insert(dtype + " rows shorter than a vector");
+    // The flat unit's wide-window instances (W = 64, 128), aligned and off a 16-byte boundary.
+    const int64_t window = std::min(cf, T);
+    const bool aligned = s.value("misalign", 0) == 0;
+    if (window > 32 && window <= 64) seen.insert(dtype + " window 33-64");
+    if (window > 64 && window <= 128) seen.insert(dtype + (aligned ? " window 65-128" : " window 65-128 misaligned"));
   }
   for (const char* dtype : {"f32", "bf16", "f16"}) {
     for (const char* what : {" no rows", " T=1", " cf=1", " cf>T", " precision", " misalign 1", " misalign 3",
                              " odd rows direct", " odd rows running", " short odd rows running",
-                             " rows shorter than a vector"}) {
+                             " rows shorter than a vector", " window 33-64", " window 65-128",
+                             " window 65-128 misaligned"}) {
       EXPECT_TRUE(seen.count(std::string(dtype) + what)) << dtype << what;
     }
   }

@@ -1,23 +1,24 @@
 #!/bin/bash
-# Device job to ship a jagged_reduce kernel change (a docs/wip patch already applied and committed
-# on the tree sent): build, re-sweep jagged_mean then jagged_sum (resumable; stopped with SIGINT at
+# Device job to ship a kernel change (a docs/wip patch already applied on the tree sent): build,
+# re-sweep KERNELS (default: jagged_mean then jagged_sum; resumable; stopped with SIGINT at
 # the call's deadline and continued by the next call), emit, verify, the whole suite and peers.
 # Run it once per device call until it prints "shipped"; each call continues where the last one
 # stopped. $OUT returns at most 8 files: the databases and the header
 # come back first, the logs as one tarball.
-#   call:  bash docs/wip/ship_jagged_resweep.sh        (DEADLINE=<seconds>, default 585)
+#   call:  [KERNELS='k1 k2'] [COMMIT=<label>] bash docs/wip/ship_jagged_resweep.sh   (DEADLINE=<seconds>, default 585)
 set -u; export PATH=$PATH:/usr/local/cuda/bin
 T0=$SECONDS; R=/tmp/ship; mkdir -p $R; b=$(pwd)/build-gpu; DEADLINE=${DEADLINE:-585}
 el() { echo "[$((SECONDS-T0)) s] $*" | tee -a $R/log; }
 left() { echo $((DEADLINE - (SECONDS-T0))); }
 pack() { tar czf $OUT/logs.tgz -C $R --exclude='*.ncu-rep' . ; cp $R/log $OUT/log; }
-out_db() { for k in jagged_mean jagged_sum; do cp configs/sm90/$k.json $OUT/ 2>/dev/null; done; }  # (a stopped sweep leaves no journal)
+KERNELS=${KERNELS:-jagged_mean jagged_sum}
+out_db() { for k in $KERNELS; do cp configs/sm90/$k.json $OUT/ 2>/dev/null; done; }  # (a stopped sweep leaves no journal)
 BUILD_DIR=$b CUDA_ARCHS=90 JOBS=16 bash scripts/setup.sh > $R/build.log 2>&1 || { tail -30 $R/build.log; pack; exit 1; }
 el build
 # Each kernel: --resume continues a database of this kernel source (a call stopped at its
 # deadline; copy the returned database into the tree before the next call if the machine went
 # cold), and refuses one of the committed source ("cannot be continued"), which --force replaces.
-for k in jagged_mean jagged_sum; do
+for k in $KERNELS; do
   l=$(left); [ $l -lt 30 ] && { el "stopping before $k: $l s left"; out_db; pack; exit 0; }
   timeout --preserve-status -s INT $l $b/aot-runner tune -k $k --resume > $R/tune_$k.log 2>&1; rc=$?
   if [ $rc != 0 ] && grep -q "cannot be continued" $R/tune_$k.log; then

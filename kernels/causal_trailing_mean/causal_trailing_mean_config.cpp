@@ -121,9 +121,9 @@ Legality supports(const Config& c, const Problem& p) {
   }
   if (p.B == 0 || p.D == 0 || p.T == 0) return Legality::yes();  // nothing to launch
   if (detail::per_output_unit(c)) {
-    if (std::min(p.cf, p.T) > detail::kMaxThreadWindow) {
+    if (std::min(p.cf, p.T) > detail::max_direct_window(c.unit)) {
       return Legality::no("window min(cf,T)=" + std::to_string(std::min(p.cf, p.T)) +
-                          " exceeds " + std::to_string(detail::kMaxThreadWindow) + ", the most a " +
+                          " exceeds " + std::to_string(detail::max_direct_window(c.unit)) + ", the most a " +
                           (c.unit == Unit::flat ? "flat" : "thread-per-output") +
                           " config sums directly");
     }

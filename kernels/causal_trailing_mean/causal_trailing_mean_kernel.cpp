@@ -172,6 +172,17 @@ std::vector<nlohmann::json> trailing_test_shapes() {
       {{"B", 4}, {"D", 3}, {"T", 64}, {"cf", 8}},
       {{"B", 3}, {"D", 3}, {"T", 13}, {"cf", 4}},
       {{"B", 2}, {"D", 2}, {"T", 5000}, {"cf", 24}, {"mean", -20}},
+      // The flat unit's wide windows (W = 64 and 128, shared terms only): the narrowest window
+      // past 32, prefix means of rows of W (cf = T + 1 = W + 1 after the launcher's clamp), a
+      // window inside odd rows, 128-term fp32 sums, and off a 16-byte boundary (the thread
+      // kernel's loop then).
+      {{"B", 3}, {"D", 3}, {"T", 33}, {"cf", 33}},
+      {{"B", 4}, {"D", 5}, {"T", 64}, {"cf", 256}},
+      {{"B", 3}, {"D", 4}, {"T", 128}, {"cf", 129}},
+      {{"B", 5}, {"D", 3}, {"T", 77}, {"cf", 40}},
+      {{"B", 2}, {"D", 3}, {"T", 300}, {"cf", 100}},
+      {{"B", 2}, {"D", 2}, {"T", 5000}, {"cf", 128}, {"mean", -20}},
+      {{"B", 2}, {"D", 3}, {"T", 300}, {"cf", 100}, {"misalign", 1}},
   };
   std::vector<nlohmann::json> shapes;
   uint64_t seed = 101;

@@ -660,7 +660,9 @@ void launch_with_index(bool fits32, Launch&& launch) {
 // exact zeros): a runtime-length loop waited for each L1 hit in turn, after the first load's miss.
 // Index is 32-bit where the element count allows, so t = i % T is not a 64-bit division (a
 // library call of ~70 dependent instructions, a visible part of a 4 us call).
-// Requires min(cf, T) <= W <= kMaxThreadWindow (supports(), run_thread_instance()).
+// Requires min(cf, T) <= W (supports(), run_thread_instance(), run_flat_window()). W above
+// kMaxThreadWindow is the flat unit's fallback for pointers off a 16-byte boundary only: it sums in
+// a plain loop (a W-register array of predicated loads would spill), slow but exact.
 template <typename T, int BLOCK, int W, typename Index>
 __global__ void __launch_bounds__(BLOCK)
     trailing_mean_thread_kernel(const T* __restrict__ x, T* __restrict__ out, Index n, Index T_len, int cf) {
@@ -669,12 +671,16 @@ __global__ void __launch_bounds__(BLOCK)
   for (Index i = static_cast<Index>(blockIdx.x) * BLOCK + threadIdx.x; i < n; i += stride) {
     const Index t = i % T_len;
     const int terms = t + 1 < static_cast<Index>(cf) ? static_cast<int>(t + 1) : cf;
-    float v[W];
-#pragma unroll
-    for (int j = 0; j < W; ++j) v[j] = j < terms ? to_float(__ldg(x + (i - j))) : 0.0f;
     float s = 0.0f;
+    if constexpr (W <= kMaxThreadWindow) {
+      float v[W];
 #pragma unroll
-    for (int j = 0; j < W; ++j) s += v[j];
+      for (int j = 0; j < W; ++j) v[j] = j < terms ? to_float(__ldg(x + (i - j))) : 0.0f;
+#pragma unroll
+      for (int j = 0; j < W; ++j) s += v[j];
+    } else {
+      for (int j = 0; j < terms; ++j) s += to_float(__ldg(x + (i - j)));
+    }
     out[i] = from_float<T>(terms < cf ? s / static_cast<float>(terms) : s * inv_cf);
   }
 }
@@ -683,7 +689,7 @@ template <typename T, int BLOCK, int W>
 void run_thread_window(const Problem& p, cudaStream_t stream) {
   const int64_t n = p.B * p.D * p.T;  // > 0, bounded by validate()
   const int64_t blocks = std::min<int64_t>((n + BLOCK - 1) / BLOCK, INT_MAX);
-  // A window longer than the row is the row (T <= kMaxThreadWindow then): T + 1 keeps every output
+  // A window longer than the row is the row (T <= W then): T + 1 keeps every output
   // on the divide-by-(t+1) ramp, exactly as cf does, and fits an int.
   const int cf = static_cast<int>(std::min<int64_t>(p.cf, p.T + 1));
   // No wrap: a thread's last i is at most n - 1, and the loop still forms i + stride (stride =
@@ -707,7 +713,9 @@ void run_thread_instance(const Problem& p, cudaStream_t stream) {
 // a tile cost no more than long ones, and every load and store of the thread's own vector is one
 // coalesced 16-byte access whatever T is (the scanning kernels walk one short row per warp or
 // block: 64x256x100 bf16 ran at 380 GB/s). Requires x and out 16-byte aligned (run_flat_window
-// takes the thread kernel otherwise) and min(cf, T) <= W.
+// takes the thread kernel otherwise) and min(cf, T) <= W. W is 8, 16, 32 (kMaxThreadWindow), 64 or
+// 128 (kMaxFlatWindow); past 32 the window is wider than any vector and the rows longer than one
+// (min(cf, T) > 32 >= V), so only the shared-terms path below is compiled for them.
 //
 // The kernel is bound by integer/select work, not memory (ncu, session 16: 256x128x64 cf=32 bf16
 // at 68 % SM and 5 % DRAM throughput, 143 instructions per output, ALU the busiest pipe), so the
@@ -742,7 +750,7 @@ __global__ void __launch_bounds__(BLOCK)
     }
     const Index t0 = i0 % T_len;
     float o[V];
-    if (shared_terms) {
+    if (W > kMaxThreadWindow || shared_terms) {  // min(cf, T) > W / 2 >= V, so shared_terms holds
       // t0 <= T - 1, so p >= 1; p >= V means the vector holds no row start.
       const Index p = T_len - t0;
       // nq <= W - V, the elements loaded below: either cf <= W, or cf = T + 1 = W + 1 (a window
@@ -777,7 +785,7 @@ __global__ void __launch_bounds__(BLOCK)
         const float s = new_row ? run : run + qv[v];
         o[v] = t + 1 < static_cast<Index>(cf) ? __fdividef(s, static_cast<float>(t + 1)) : s * inv_cf;
       }
-    } else {
+    } else if constexpr (W <= kMaxThreadWindow) {
       float w[W + V];  // w[k] = x[i0 - W + k]; zeros before the array (never summed: clipped below)
 #pragma unroll
       for (int k = 0; k < W / V; ++k) {
@@ -831,14 +839,20 @@ void run_flat_width(const Problem& p, cudaStream_t stream) {
 
 template <typename T, int BLOCK>
 void run_flat_window(const Problem& p, cudaStream_t stream) {
-  static_assert(kMaxThreadWindow == 32, "the window instances below cover 1..kMaxThreadWindow");
+  static_assert(kMaxThreadWindow == 32 && kMaxFlatWindow == 128,
+                "the window instances below cover 1..kMaxFlatWindow");
   const auto aligned = [](const void* q) { return (reinterpret_cast<uintptr_t>(q) & 15u) == 0; };
-  // Off a 16-byte boundary the flat array has no vectors: the thread kernel computes the same.
-  if (!aligned(p.x) || !aligned(p.out)) return run_thread_instance<T, BLOCK>(p, stream);
   const int64_t window = std::min<int64_t>(p.cf, p.T);
+  // Off a 16-byte boundary the flat array has no vectors: the thread kernel computes the same.
+  if (!aligned(p.x) || !aligned(p.out)) {
+    if (window <= kMaxThreadWindow) return run_thread_instance<T, BLOCK>(p, stream);
+    return run_thread_window<T, BLOCK, kMaxFlatWindow>(p, stream);
+  }
   if (window <= 8) return run_flat_width<T, BLOCK, 8>(p, stream);
   if (window <= 16) return run_flat_width<T, BLOCK, 16>(p, stream);
-  run_flat_width<T, BLOCK, 32>(p, stream);
+  if (window <= 32) return run_flat_width<T, BLOCK, 32>(p, stream);
+  if (window <= 64) return run_flat_width<T, BLOCK, 64>(p, stream);
+  run_flat_width<T, BLOCK, 128>(p, stream);
 }
 
 // Blocks of this instance resident on one SM (asked once per process and instance).

@@ -22,6 +22,16 @@ constexpr int kMaxSegTiles = 16;
 // The widest window a thread- or flat-unit config sums term by term: each output costs min(cf, T)
 // adds, and its rounding error stays within cf * eps * sum|window| like the direct path's.
 constexpr int64_t kMaxThreadWindow = 32;
+// The flat unit shares a vector's window terms between its V outputs (the shared-terms path), so
+// a window costs min(cf, T) / V vector loads per vector (L1 hits: neighbours load the same ones)
+// instead of min(cf, T) loads per output, and goes further. 128: short rows with prefix means
+// (cf >= T) and windows of 33-128, which only the scanning units took before and ran at 0.3-0.9
+// TB/s (T = 64-128, 32768-262144 rows; docs/PERF.md, Session 36). fp32 sums of up to 128 terms
+// stay within 127 eps of the window's mean |x| (2e-5 relative is the fp32 tolerance).
+constexpr int64_t kMaxFlatWindow = 128;
+
+// The widest window a per-output unit sums term by term.
+constexpr int64_t max_direct_window(Unit u) { return u == Unit::flat ? kMaxFlatWindow : kMaxThreadWindow; }
 
 // Units with no tiles or segments (one output, or one vector of outputs, per thread).
 constexpr bool per_output_unit(const Config& c) { return c.unit == Unit::thread || c.unit == Unit::flat; }
