@@ -21,6 +21,7 @@ import json
 import math
 import os
 import subprocess
+import signal
 import sys
 
 
@@ -47,17 +48,28 @@ def shape_text(spec):
     return ",".join(f"{k}={v}" for k, v in spec.items())
 
 
+class PickError(Exception):
+    pass
+
+
 def pick(runner, kernel, arch, spec):
+    """The config id the runner's heuristic picks for one shape (raises PickError, once per
+    worker, so main reports the first failure alone)."""
     try:
         r = subprocess.run([runner, "explain", "--kernel", kernel, "--shape", shape_text(spec), "--arch", arch,
                             "--json"], capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        raise PickError(f"{runner} not found (build it, or pass --runner)")
     except OSError as e:
-        fail(f"cannot run {runner}: {e.strerror}")
+        raise PickError(f"cannot run {runner}: {e.strerror}")
     except subprocess.TimeoutExpired:
-        fail(f"{runner} explain took over 60 s for {shape_text(spec)}")
+        raise PickError(f"{runner} explain took over 60 s for {shape_text(spec)}")
     if r.returncode != 0:
-        fail(f"{runner} explain failed for {shape_text(spec)}: {r.stderr.strip()}")
-    return json.loads(r.stdout)["config"]["id"]
+        raise PickError(f"{runner} explain failed for {shape_text(spec)}: {r.stderr.strip()}")
+    try:
+        return json.loads(r.stdout)["config"]["id"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        raise PickError(f"{runner} explain --json printed no config for {shape_text(spec)}: {r.stdout[:200]!r}")
 
 
 def main():
@@ -87,33 +99,44 @@ def main():
         fail("no shapes to score" + (" (the database has none the baseline lacks)" if args.baseline else ""))
     ids = [c["id"] for c in db["configs"]]
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        picks = list(pool.map(lambda s: pick(args.runner, kernel, args.arch, s["spec"]), shapes))
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            picks = list(pool.map(lambda s: pick(args.runner, kernel, args.arch, s["spec"]), shapes))
+    except PickError as e:
+        fail(str(e))
 
-    rows = []
+    rows, unmeasured = [], []
     for s, chosen in zip(shapes, picks):
         times = {ids[i]: c["median_us"] for i, c in enumerate(s["cells"]) if c.get("status") == "ok"}
         if not times:
             fail(f"shape {s['key']} has no measured cell")
         best_id = min(times, key=times.get)
         if chosen not in times:
-            fail(f"shape {s['key']}: the pick {chosen} has no measured cell (status "
-                 f"{s['cells'][ids.index(chosen)].get('status') if chosen in ids else 'unknown config'})")
+            # A pick the sweep did not time (failed, illegal in the database, or a config the
+            # database does not know): no slowdown to give, so it is listed, not averaged.
+            status = s["cells"][ids.index(chosen)].get("status") if chosen in ids else "not in the database"
+            unmeasured.append({"key": s["key"], "pick": chosen, "status": status})
+            continue
         rows.append({"key": s["key"], "pick": chosen, "pick_us": times[chosen], "best": best_id,
                      "best_us": times[best_id], "slowdown": times[chosen] / times[best_id]})
     rows.sort(key=lambda r: -r["slowdown"])
-    geomean = math.exp(sum(math.log(r["slowdown"]) for r in rows) / len(rows))
+    geomean = math.exp(sum(math.log(r["slowdown"]) for r in rows) / len(rows)) if rows else None
     summary = {"kernel": kernel, "arch": args.arch, "shapes": len(rows), "geomean_slowdown": geomean,
-               "max_slowdown": rows[0]["slowdown"], "exact": sum(1 for r in rows if r["pick"] == r["best"])}
+               "max_slowdown": rows[0]["slowdown"] if rows else None,
+               "exact": sum(1 for r in rows if r["pick"] == r["best"]), "unmeasured_picks": unmeasured}
     if args.json:
         print(json.dumps({**summary, "results": rows}, indent=1))
         return
-    print(f"{kernel} on {args.arch}: {len(rows)} shapes, picks' geomean slowdown {geomean:.3f}, max "
-          f"{summary['max_slowdown']:.3f}, the best itself on {summary['exact']}")
+    if rows:
+        print(f"{kernel} on {args.arch}: {len(rows)} shapes, picks' geomean slowdown {geomean:.3f}, max "
+              f"{summary['max_slowdown']:.3f}, the best itself on {summary['exact']}")
     for r in rows:
         print(f"  {r['slowdown']:6.3f}x  {r['pick']:<22} {r['pick_us']:10.2f} us  best {r['best']:<22} "
               f"{r['best_us']:10.2f} us  {r['key']}")
+    for u in unmeasured:
+        print(f"  unmeasured pick {u['pick']} ({u['status']}) on {u['key']}")
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the listing quietly
     main()
