@@ -8,20 +8,18 @@ import subprocess
 import sys
 import unittest
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "probe_heuristic.py")
+import runner_script_support as support
+
+SCRIPT = os.path.join(support.SCRIPTS, "probe_heuristic.py")
 RUNNER = None  # set from argv
 
 
 def probe(*args):
-    return subprocess.run([sys.executable, SCRIPT, "--runner", RUNNER, *args], capture_output=True, text=True,
-                          timeout=300)
+    return support.run_script("probe_heuristic.py", RUNNER, *args)
 
 
 def explain(kernel, shape):
-    text = ",".join(f"{k}={v}" for k, v in shape.items())
-    out = subprocess.run([RUNNER, "explain", "--kernel", kernel, "--shape", text, "--arch", "sm90", "--json"],
-                         capture_output=True, text=True, check=True).stdout
-    return json.loads(out)
+    return support.explain(RUNNER, kernel, shape)
 
 
 class ProbeHeuristic(unittest.TestCase):

@@ -10,22 +10,20 @@ import sys
 import tempfile
 import unittest
 
+import runner_script_support as support
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-SCRIPT = os.path.join(ROOT, "scripts", "score_picks.py")
+SCRIPT = os.path.join(support.SCRIPTS, "score_picks.py")
 DATABASE = os.path.join(ROOT, "configs", "sm90", "causal_trailing_mean.json")
 RUNNER = None  # set from argv
 
 
 def score(*args):
-    return subprocess.run([sys.executable, SCRIPT, "--runner", RUNNER, *args], capture_output=True, text=True,
-                          timeout=300)
+    return support.run_script("score_picks.py", RUNNER, *args)
 
 
 def explain_pick(kernel, spec):
-    text = ",".join(f"{k}={v}" for k, v in spec.items())
-    out = subprocess.run([RUNNER, "explain", "--kernel", kernel, "--shape", text, "--arch", "sm90", "--json"],
-                         capture_output=True, text=True, check=True).stdout
-    return json.loads(out)["config"]["id"]
+    return support.explain(RUNNER, kernel, spec)["config"]["id"]
 
 
 class ScorePicks(unittest.TestCase):
