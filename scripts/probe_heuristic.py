@@ -26,8 +26,9 @@ import itertools
 import json
 import math
 import os
-import subprocess
 import sys
+
+import aot_explain  # scripts/aot_explain.py: explain as a subprocess
 
 # Lattices that cover each kernel's grid and the space between its generators; one product each.
 DEFAULT_AXES = {
@@ -108,22 +109,10 @@ def shape_bytes(kernel, s):
 
 
 def explain(runner, kernel, arch, shape):
-    text = ",".join(f"{k}={v}" for k, v in shape.items())
     try:
-        r = subprocess.run([runner, "explain", "--kernel", kernel, "--shape", text, "--arch", arch, "--json"],
-                           capture_output=True, text=True, timeout=60)
-    except OSError as e:
-        fail(f"cannot run {runner}: {e}")
-    except subprocess.TimeoutExpired:
-        fail(f"`aot-runner explain` took over 60 s on {text}")
-    if r.returncode != 0:
-        msg = (r.stderr.strip() or r.stdout.strip()).splitlines()
-        fail(f"`aot-runner explain --kernel {kernel} --shape {text}` failed (exit {r.returncode}): "
-             f"{msg[-1] if msg else 'no message'}")
-    try:
-        d = json.loads(r.stdout)
-    except json.JSONDecodeError:
-        fail(f"`aot-runner explain --json` printed something that is not JSON for {text}")
+        d = aot_explain.explain(runner, kernel, arch, shape)
+    except aot_explain.ExplainError as e:
+        fail(str(e))
     pick = d["config"]["id"]
     predicted = next((c.get("predicted_slowdown") for c in d.get("leaf_candidates", []) if c["id"] == pick), None)
     if predicted is None:
@@ -186,7 +175,7 @@ def main():
     for p in probes[:args.top]:
         size = f"  {p['values_bytes'] / 1e6:.0f} MB" if p["values_bytes"] else ""
         model = f" ({p['lengths']} lengths)" if p["lengths"] else ""
-        shape = ",".join(f"{k}={v}" for k, v in p["shape"].items())
+        shape = aot_explain.shape_text(p["shape"])
         print(f"  {p['predicted_slowdown']:.3f}x  {p['config']:<28} {shape}{model}{size}")
     return 0
 

@@ -20,9 +20,10 @@ import concurrent.futures
 import json
 import math
 import os
-import subprocess
 import signal
 import sys
+
+import aot_explain  # scripts/aot_explain.py: explain as a subprocess
 
 
 def fail(msg):
@@ -42,34 +43,6 @@ def load_database(path, what):
         if field not in d:
             fail(f"the {what} {path} has no '{field}': not an aot-runner results database")
     return d
-
-
-def shape_text(spec):
-    return ",".join(f"{k}={v}" for k, v in spec.items())
-
-
-class PickError(Exception):
-    pass
-
-
-def pick(runner, kernel, arch, spec):
-    """The config id the runner's heuristic picks for one shape (raises PickError, once per
-    worker, so main reports the first failure alone)."""
-    try:
-        r = subprocess.run([runner, "explain", "--kernel", kernel, "--shape", shape_text(spec), "--arch", arch,
-                            "--json"], capture_output=True, text=True, timeout=60)
-    except FileNotFoundError:
-        raise PickError(f"{runner} not found (build it, or pass --runner)")
-    except OSError as e:
-        raise PickError(f"cannot run {runner}: {e.strerror}")
-    except subprocess.TimeoutExpired:
-        raise PickError(f"{runner} explain took over 60 s for {shape_text(spec)}")
-    if r.returncode != 0:
-        raise PickError(f"{runner} explain failed for {shape_text(spec)}: {r.stderr.strip()}")
-    try:
-        return json.loads(r.stdout)["config"]["id"]
-    except (json.JSONDecodeError, KeyError, TypeError):
-        raise PickError(f"{runner} explain --json printed no config for {shape_text(spec)}: {r.stdout[:200]!r}")
 
 
 def main():
@@ -101,8 +74,9 @@ def main():
 
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            picks = list(pool.map(lambda s: pick(args.runner, kernel, args.arch, s["spec"]), shapes))
-    except PickError as e:
+            picks = list(pool.map(lambda s: aot_explain.explain(args.runner, kernel, args.arch, s["spec"])["config"]["id"],
+                                  shapes))
+    except aot_explain.ExplainError as e:
         fail(str(e))
 
     rows, unmeasured = [], []
