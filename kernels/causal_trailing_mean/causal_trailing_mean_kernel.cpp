@@ -183,6 +183,9 @@ std::vector<nlohmann::json> trailing_test_shapes() {
       {{"B", 2}, {"D", 3}, {"T", 300}, {"cf", 100}},
       {{"B", 2}, {"D", 2}, {"T", 5000}, {"cf", 128}, {"mean", -20}},
       {{"B", 2}, {"D", 3}, {"T", 300}, {"cf", 100}, {"misalign", 1}},
+      // Prefix means of many odd rows: rows run across warps of vectors and start at every
+      // position inside a vector (the flat unit's warp-shared prefix path).
+      {{"B", 64}, {"D", 32}, {"T", 77}, {"cf", 77}},
   };
   std::vector<nlohmann::json> shapes;
   uint64_t seed = 101;

@@ -822,6 +822,135 @@ __global__ void __launch_bounds__(BLOCK)
   }
 }
 
+// Flat unit, prefix means (cf >= T: every output is the mean of its row up to it) of rows of at
+// least one vector and at most kMaxFlatWindow elements. The shared-terms path above reloads every
+// vector of the row before the thread's own (up to T / V - 1 of them, L1 hits, each with V
+// predicated adds): about 1.3 TB/s on rows of 48-96 (PERF.md, Session 36). Here a warp covers 32
+// consecutive vectors and shares them by shuffles instead: each lane sums the part of its vector
+// that runs on into the next (all of it, or the part from the row start inside it), a segmented
+// scan over the warp gives each lane its row's sum over the lanes before it, and the part of the
+// row before the warp's first vector (at most T - 1 <= 127 elements, so at most 32 vectors for V
+// >= 4) is summed once per warp, one vector per lane. At most two loads per vector, and every
+// output is still a plain sum of its terms (no subtraction), as in the direct path.
+// Requires T >= V (at most one row start inside a vector), T <= kMaxFlatWindow, cf >= T, and x
+// and out 16-byte aligned (run_flat_window).
+template <typename T, int BLOCK, typename Index>
+__global__ void __launch_bounds__(BLOCK)
+    trailing_mean_flat_prefix_kernel(const T* __restrict__ x, T* __restrict__ out, Index n, Index T_len) {
+  constexpr int V = kVec<T>;
+  constexpr unsigned kAll = 0xffffffffu;
+  static_assert(BLOCK % 32 == 0, "whole warps");
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const Index nvec = (n + V - 1) / V;
+  const Index stride = static_cast<Index>(gridDim.x) * BLOCK;
+  // The loop is uniform over the warp (the shuffles need every lane): a lane past the last vector
+  // adds zeros and stores nothing, and it sits after every live lane, so no scan reads it.
+  for (Index wvec = static_cast<Index>(blockIdx.x) * BLOCK + (threadIdx.x & ~31u); wvec < nvec;
+       wvec += stride) {
+    const Index vec = wvec + lane;
+    const bool live = vec < nvec;
+    const Index i0 = vec * V;
+    const bool whole = i0 + V <= n;
+    float f[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) f[j] = 0.0f;
+    if (live && whole) {
+      unpack(load_vector(x + i0), f);
+    } else if (live) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) f[j] = i0 + j < n ? to_float(x[i0 + j]) : 0.0f;
+    }
+    // t0 < T <= kMaxFlatWindow, so an int. The row start inside the vector, if any, is at s.
+    const int t0 = static_cast<int>(i0 % T_len);
+    const int T_int = static_cast<int>(T_len);
+    const int s = t0 == 0 ? 0 : (T_int - t0 < V ? T_int - t0 : V);  // V: none
+    float head = 0.0f, tail = 0.0f;  // the elements before s (the running row) and from s on
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      if (j < s) {
+        head += f[j];
+      } else {
+        tail += f[j];
+      }
+    }
+    // Inclusive segmented scan of what each lane passes on: (value, a row starts here).
+    float sum = s < V ? tail : head;
+    bool start = s < V;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const float up = __shfl_up_sync(kAll, sum, d);
+      const bool up_start = __shfl_up_sync(kAll, static_cast<int>(start), d) != 0;
+      if (lane >= d) {
+        if (!start) sum += up;
+        start = start || up_start;
+      }
+    }
+    // This row's sum over the lanes before this one, and whether it started in one of them. Every
+    // lane runs both shuffles (a lane of the mask that skips one makes it undefined), then lane 0
+    // drops what it read, its own values.
+    float before = __shfl_up_sync(kAll, sum, 1);
+    bool started_in_warp = __shfl_up_sync(kAll, static_cast<int>(start), 1) != 0;
+    if (lane == 0) {
+      before = 0.0f;
+      started_in_warp = false;
+    }
+    // The row running into the warp's first vector began tw elements before it.
+    const Index w0 = wvec * V;
+    const int tw = static_cast<int>(w0 % T_len);
+    if (tw > 0) {  // uniform over the warp
+      const Index row0 = w0 - tw;
+      float carry = 0.0f;
+      // Vector lane + 1 before the warp's first; ceil(tw / V) <= 32 of them reach the row. Each is
+      // inside the array: its first element is a multiple of V above row0 - V >= -V.
+      if (lane * V < tw) {
+        const Index b0 = w0 - static_cast<Index>(lane + 1) * V;
+        float g[V];
+        unpack(load_vector(x + b0), g);
+#pragma unroll
+        for (int j = 0; j < V; ++j) carry += b0 + j >= row0 ? g[j] : 0.0f;
+      }
+#pragma unroll
+      for (int d = 16; d >= 1; d >>= 1) carry += __shfl_xor_sync(kAll, carry, d);
+      if (!started_in_warp) before += carry;
+    }
+    if (!live) continue;
+    float o[V];
+    float run = before;
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      if (v == s) run = 0.0f;
+      run += f[v];
+      const int t = v < s ? t0 + v : v - s;  // < T
+      o[v] = __fdividef(run, static_cast<float>(t + 1));
+    }
+    Raw<T> r;
+#pragma unroll
+    for (int v = 0; v < V; ++v) r.v[v] = from_float<T>(o[v]);
+    if (whole) {
+      store_streaming(out + i0, r);
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        if (i0 + j < n) out[i0 + j] = r.v[j];
+      }
+    }
+  }
+}
+
+template <typename T, int BLOCK>
+void run_flat_prefix(const Problem& p, cudaStream_t stream) {
+  constexpr int64_t V = kVec<T>;
+  const int64_t n = p.B * p.D * p.T;  // > 0, bounded by validate()
+  const int64_t nvec = (n + V - 1) / V;
+  const int64_t blocks = std::min<int64_t>((nvec + BLOCK - 1) / BLOCK, INT_MAX);
+  // As in run_flat_width: the last vector's i0 + V, and wvec + stride, stay below 2^32.
+  launch_with_index(n + V + blocks * BLOCK * V <= int64_t{UINT32_MAX}, [&](auto zero) {
+    using Index = decltype(zero);
+    trailing_mean_flat_prefix_kernel<T, BLOCK, Index><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
+        static_cast<const T*>(p.x), static_cast<T*>(p.out), static_cast<Index>(n), static_cast<Index>(p.T));
+  });
+}
+
 template <typename T, int BLOCK, int W>
 void run_flat_width(const Problem& p, cudaStream_t stream) {
   constexpr int64_t V = kVec<T>;
@@ -848,6 +977,7 @@ void run_flat_window(const Problem& p, cudaStream_t stream) {
     if (window <= kMaxThreadWindow) return run_thread_instance<T, BLOCK>(p, stream);
     return run_thread_window<T, BLOCK, kMaxFlatWindow>(p, stream);
   }
+  if (p.cf >= p.T && p.T >= kVec<T> && p.T <= kMaxFlatWindow) return run_flat_prefix<T, BLOCK>(p, stream);
   if (window <= 8) return run_flat_width<T, BLOCK, 8>(p, stream);
   if (window <= 16) return run_flat_width<T, BLOCK, 16>(p, stream);
   if (window <= 32) return run_flat_width<T, BLOCK, 32>(p, stream);
