@@ -1,21 +1,24 @@
 #!/bin/bash
-# Device job for docs/wip/flat_prefix_scan.patch (`git apply` it to the tree sent first): build, the
+# Device job for a change to causal_trailing_mean's flat unit (the tree sent holds it): build, the
 # causal_trailing_mean GPU tests, every config benched (each cell checked against float64 before
-# it is timed) on the prefix-mean correctness grid, then on the two session-36 performance grids
-# (their base numbers: session 36's calls 2 and 5, the same kernels less this patch), then
-# memcheck. Shipping it needs an A/B in one run (scripts/ab_kernels.sh --objects) and the
-# causal_trailing_mean re-sweep (docs/wip/ship_jagged_resweep.sh with KERNELS=causal_trailing_mean).
-#   call:  bash docs/wip/check_flat_prefix.sh      (DEADLINE=<seconds>, default 200)
+# it is timed) on the prefix-mean correctness grid and the session-36 off-grid grid, memcheck,
+# then, where the tests passed and AB_GRID names a grid, an A/B in one run against the tree in
+# out/ab-base (carry it; made with `git archive HEAD | tar -x -C out/ab-base`). Shipping it needs
+# the causal_trailing_mean re-sweep (docs/wip/ship_jagged_resweep.sh with KERNELS=causal_trailing_mean).
+# SHIP=1 then re-sweeps causal_trailing_mean, emits, rebuilds, verifies and runs the whole suite
+# when the A/B's best-per-shape geomean is under 0.97 and its max at most 1.03 (about 450 s more;
+# no peers run: bench/peers.sh is the next call's). BENCH=0 skips the two grids' benches.
+#   call:  [AB_GRID=docs/wip/ab_flat_tile.json] [SHIP=1] [BENCH=0] bash docs/wip/check_flat_unit.sh   (DEADLINE=<seconds>, default 200)
 set -u; export PATH=$PATH:/usr/local/cuda/bin
 T0=$SECONDS; R=/tmp/prefix; mkdir -p $R; b=$(pwd)/build-gpu; DEADLINE=${DEADLINE:-200}
 el() { echo "[$((SECONDS-T0)) s] $*" | tee -a $R/log; cp $R/log $OUT/log; }
 left() { echo $((DEADLINE - (SECONDS-T0))); }
-cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > $R/cfg.log 2>&1 \
+cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DAOTUNE_BUILD_BENCH=ON > $R/cfg.log 2>&1 \
   && cmake --build $b -j16 --target aot-runner aotune_tests > $R/build.log 2>&1 || { tail -30 $R/cfg.log $R/build.log; exit 1; }
 el build
 (cd $b && timeout 60 ctest -R "CausalTrailing|TrailingMean|EveryConfig.*causal_trailing_mean" --timeout 50 --output-on-failure > $R/ctest.log 2>&1)
 el "ctest rc=$? $(grep -E 'tests passed|tests failed' $R/ctest.log)"; cp $R/ctest.log $OUT/
-for g in check_grid_flat_prefix bench_trailing_wide_offgrid ab_trailing_wide_window; do
+for g in $( [ "${BENCH:-1}" = 1 ] && echo check_grid_flat_prefix bench_trailing_wide_offgrid); do
   timeout 40 $b/aot-runner bench --grid docs/wip/$g.json --out-dir $R/$g --json > $OUT/$g.json 2> $R/$g.err
   el "bench $g rc=$? $(tail -1 $R/$g.err)"; cp $R/$g/sm90/causal_trailing_mean.json $OUT/${g}_db.json 2>/dev/null
 done
@@ -23,4 +26,25 @@ l=$(( $(left) - 3 )); [ $l -lt 15 ] && { el "no time for memcheck"; exit 0; }
 AOTUNE_GPU_TEST_STRIDE=5 timeout $l compute-sanitizer --tool memcheck --error-exitcode 9 $b/tests/aotune_tests \
   --gtest_filter="*EveryConfig*/causal_trailing_mean:TrailingMean*" > $R/memcheck.log 2>&1
 el "memcheck rc=$? $(grep -E 'ERROR SUMMARY|PASSED|FAILED' $R/memcheck.log | tr '\n' ' ')"
+if [ -n "${AB_GRID:-}" ] && grep -q '100% tests passed' $R/ctest.log; then
+  CUDA_ARCHS=90 BUILD_DIR=$b timeout 330 scripts/ab_kernels.sh --objects --base-dir out/ab-base --grid "$AB_GRID" \
+    --out $R/ab > $OUT/ab.txt 2>&1
+  el "ab rc=$?"
+fi
+(cd $OUT && ls *_db.json > /dev/null 2>&1 && tar czf dbs.tgz *_db.json && rm -f *_db.json)
+if [ "${SHIP:-0}" = 1 ] && [ -f $R/ab/compare.txt ]; then
+  read -r gm mx < <(sed -n 's/^best per shape, new \/ base: geomean \([0-9.]*\), min [0-9.]*, max \([0-9.]*\)$/\1 \2/p' $R/ab/compare.txt)
+  if python3 -c "import sys; sys.exit(0 if float('$gm') < 0.97 and float('$mx') <= 1.03 else 1)" 2>/dev/null; then
+    el "A/B geomean $gm max $mx: shipping"
+    timeout --preserve-status -s INT $(( $(left) - 170 )) $b/aot-runner tune -k causal_trailing_mean --force > $R/tune.log 2>&1
+    el "tune rc=$? $(grep -E 'tuned \(' $R/tune.log | tail -1)"; cp configs/sm90/causal_trailing_mean.json $OUT/
+    $b/aot-runner emit > $R/emit.log 2>&1; el "emit rc=$?"; cp heuristics/generated/heuristic_sm90.h $OUT/
+    cmake --build $b -j16 > $R/rebuild.log 2>&1; el "rebuild rc=$?"
+    $b/aot-runner verify > $R/verify.log 2>&1; el "verify rc=$? $(tail -1 $R/verify.log)"
+    (cd $b && timeout $(( $(left) - 5 )) ctest -j8 --timeout 120 > $R/ctest_all.log 2>&1)
+    el "whole suite rc=$? $(grep -E 'tests passed|tests failed' $R/ctest_all.log)"; cp $R/ctest_all.log $OUT/
+  else
+    el "A/B geomean $gm max $mx: not shipping"
+  fi
+fi
 el done
