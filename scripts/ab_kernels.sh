@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A/B of a kernel change on one GPU, the BENCH.md way: both builds in one run, every legal config
 # of every grid shape timed by each, rounds interleaved base new new base base new ... so drift
-# hits both alike, then scripts/ab_compare.py (best config per shape and per-config ratios).
+# hits both alike, then scripts/ab_compare.py (best config per shape and per-config ratios). Exits
+# 1 when a cell of either build failed its float64 check or crashed (ab_compare lists them): a
+# faster best that rests on failing configs is not a result.
 #
 #   scripts/ab_kernels.sh --grid devgrid.json --base main              # working tree vs main
 #   scripts/ab_kernels.sh --grid devgrid.json --base-dir /tmp/old-tree --rounds 4

@@ -29,10 +29,10 @@ el "memcheck rc=$? $(grep -E 'ERROR SUMMARY|PASSED|FAILED' $R/memcheck.log | tr 
 if [ -n "${AB_GRID:-}" ] && grep -q '100% tests passed' $R/ctest.log; then
   CUDA_ARCHS=90 BUILD_DIR=$b timeout 330 scripts/ab_kernels.sh --objects --base-dir out/ab-base --grid "$AB_GRID" \
     --out $R/ab > $OUT/ab.txt 2>&1
-  el "ab rc=$?"
+  ab_rc=$?; el "ab rc=$ab_rc (1: a cell failed its check or crashed, listed in ab.txt)"
 fi
 (cd $OUT && ls *_db.json > /dev/null 2>&1 && tar czf dbs.tgz *_db.json && rm -f *_db.json)
-if [ "${SHIP:-0}" = 1 ] && [ -f $R/ab/compare.txt ]; then
+if [ "${SHIP:-0}" = 1 ] && [ "${ab_rc:-1}" = 0 ] && [ -f $R/ab/compare.txt ]; then
   read -r gm mx < <(sed -n 's/^best per shape, new \/ base: geomean \([0-9.]*\), min [0-9.]*, max \([0-9.]*\)$/\1 \2/p' $R/ab/compare.txt)
   if python3 -c "import sys; sys.exit(0 if float('$gm') < 0.97 and float('$mx') <= 1.03 else 1)" 2>/dev/null; then
     el "A/B geomean $gm max $mx: shipping"
