@@ -23,7 +23,7 @@ import os
 import sys
 from statistics import median
 
-from noise_floor import load as load_database  # scripts/ is on the path: this file's folder
+from noise_floor import load_database  # scripts/ is on the path: this file's folder
 
 
 def fail(msg):
@@ -46,23 +46,19 @@ def side_databases(out, side):
 
 
 def load_side(paths):
-    """{round: (kernel, {shape key: {config id: median_us}})} of the cells that ran ("ok")."""
-    return {r: load_database(path, "ab_compare") for r, path in paths.items()}
-
-
-def bad_cells(paths):
-    """[{round, shape, config, status, reason}] of the cells that failed their check or crashed."""
-    bad = []
+    """({round: (kernel, {shape key: {config id: median_us}})} of the cells that ran ("ok"),
+    [{round, shape, config, status, reason}] of the cells that failed their check or crashed)."""
+    rounds, bad = {}, []
     for r, path in sorted(paths.items()):
-        with open(path) as f:  # load_database() has read it already
-            db = json.load(f)
+        db, kernel, times = load_database(path, "ab_compare")
+        rounds[r] = (kernel, times)
         ids = [c["id"] for c in db.get("configs", [])]
         for s in db.get("shapes", []):
             for i, c in enumerate(s.get("cells", [])):
                 if c.get("status") in ("failed", "crashed"):
                     bad.append({"round": r, "shape": s.get("key", "?"), "config": ids[i] if i < len(ids) else str(i),
                                 "status": c["status"], "reason": c.get("reason", "")})
-    return bad
+    return rounds, bad
 
 
 def per_shape_medians(rounds):
@@ -88,7 +84,7 @@ def main():
     if not os.path.isdir(args.out):
         fail(f"{args.out} is not a folder")
     base_paths, new_paths = side_databases(args.out, "base"), side_databases(args.out, "new")
-    base, new = load_side(base_paths), load_side(new_paths)
+    (base, base_bad), (new, new_bad) = load_side(base_paths), load_side(new_paths)
     if not base or not new:
         fail(f"{args.out} needs base<r>/ and new<r>/ bench folders; found rounds base {sorted(base)}, "
              f"new {sorted(new)}")
@@ -123,7 +119,7 @@ def main():
         "best_ratio_max": max(r["best_ratio"] for r in rows),
         "best_ratio_min": min(r["best_ratio"] for r in rows),
         "missing_on_one_side": missing,
-        "failed_cells": {"base": bad_cells(base_paths), "new": bad_cells(new_paths)},
+        "failed_cells": {"base": base_bad, "new": new_bad},
     }
     failed = summary["failed_cells"]["base"] + summary["failed_cells"]["new"]
     if args.json:

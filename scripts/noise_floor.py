@@ -13,10 +13,10 @@ import math
 import sys
 
 
-def load_shapes(path, tool="noise_floor"):
-    """(kernel, {shape key: (spec, bytes moved, {config id: median µs})}) of the configs that ran
-    ("ok") on each shape; shapes where none ran are left out. Exits naming `tool` and the file when
-    it cannot be read. Also used by scripts/compare_sweeps.py."""
+def read_shapes(path, tool="noise_floor"):
+    """(the parsed database, its kernel, {shape key: (spec, bytes moved, {config id: median µs})})
+    of the configs that ran ("ok") on each shape; shapes where none ran are left out. Exits naming
+    `tool` and the file when it cannot be read."""
     try:
         with open(path) as f:
             db = json.load(f)
@@ -28,14 +28,27 @@ def load_shapes(path, tool="noise_floor"):
                 shapes[s["key"]] = (s.get("spec", {}), float(s.get("bytes_moved", 0.0)), ok)
     except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
         sys.exit(f"{tool}: cannot read results database {path}: {e}")
-    return db.get("kernel", "?"), shapes
+    return db, db.get("kernel", "?"), shapes
+
+
+def load_shapes(path, tool="noise_floor"):
+    """(kernel, shapes) of read_shapes(). Also used by scripts/compare_sweeps.py."""
+    _, kernel, shapes = read_shapes(path, tool)
+    return kernel, shapes
+
+
+def load_database(path, tool="noise_floor"):
+    """(the parsed database, its kernel, {shape key: {config id: median µs}}): read_shapes() without
+    the shapes' specs and sizes. Also used by scripts/ab_compare.py, which reads its failed cells
+    from the same parse."""
+    db, kernel, shapes = read_shapes(path, tool)
+    return db, kernel, {key: times for key, (_, _, times) in shapes.items()}
 
 
 def load(path, tool="noise_floor"):
-    """(kernel, {shape key: {config id: median µs}}): load_shapes() without the shapes' specs and
-    sizes. Also used by scripts/ab_compare.py."""
-    kernel, shapes = load_shapes(path, tool)
-    return kernel, {key: times for key, (_, _, times) in shapes.items()}
+    """(kernel, {shape key: {config id: median µs}}) of load_database()."""
+    _, kernel, times = load_database(path, tool)
+    return kernel, times
 
 
 def score(picker, judge):
