@@ -319,6 +319,7 @@ TEST(CausalTrailingMeanKernel, TestShapesCoverTheEdgeCasesInEveryDtype) {
     if (cf > T) seen.insert(dtype + " cf>T");
     if (T == 65536 && rows == 1 && s.value("mean", 0.0) == -20.0) seen.insert(dtype + " precision");
     if (s.value("misalign", 0) == 1) seen.insert(dtype + " misalign 1");
+    if (s.value("zero_rows", 0) > 0 && s.value("mean", 0.0) != 0.0) seen.insert(dtype + " zero rows");
     if (s.value("misalign", 0) == 3) seen.insert(dtype + " misalign 3");
     // Rows after the first off a 16-byte boundary (T * element size not a multiple of 16), with
     // tiles after the head, for the direct (cf <= 4) and the running window (cf > 8).
@@ -340,7 +341,7 @@ TEST(CausalTrailingMeanKernel, TestShapesCoverTheEdgeCasesInEveryDtype) {
     for (const char* what : {" no rows", " T=1", " cf=1", " cf>T", " precision", " misalign 1", " misalign 3",
                              " odd rows direct", " odd rows running", " short odd rows running",
                              " rows shorter than a vector", " window 33-64", " window 65-128",
-                             " window 65-128 misaligned"}) {
+                             " window 65-128 misaligned", " zero rows"}) {
       EXPECT_TRUE(seen.count(std::string(dtype) + what)) << dtype << what;
     }
   }
@@ -379,6 +380,23 @@ TEST(CausalTrailingMeanKernel, DescribeRejectsBadFieldsNamingThem) {
   expect_invalid([&] { k.describe({{"B", 1}, {"T", 10}, {"cf", 2}, {"mean", "big"}}); }, {"'mean'", "big"});
   expect_invalid([&] { k.describe({{"B", 1}, {"T", 10}, {"cf", 2}, {"misalign", 9}}); }, {"'misalign'=9"});
   expect_invalid([&] { k.describe({{"B", 1}, {"cf", 2}}); }, {"'T'"});
+  expect_invalid([&] { k.describe({{"B", 1}, {"T", 10}, {"cf", 2}, {"zero_rows", -1}}); }, {"'zero_rows'=-1"});
+}
+
+TEST(CausalTrailingMeanKernel, ZeroRowsHoldExactZerosAndTheOtherRowsTheirRandomValues) {
+  const nlohmann::json spec = {{"B", 2}, {"D", 4}, {"T", 5}, {"cf", 2}, {"mean", -20}, {"seed", 7}};
+  const std::vector<double> plain = trailing_input_values(spec);
+  nlohmann::json zeroed_spec = spec;
+  zeroed_spec["zero_rows"] = 3;
+  const std::vector<double> zeroed = trailing_input_values(zeroed_spec);
+  ASSERT_EQ(plain.size(), 2u * 4u * 5u);
+  ASSERT_EQ(zeroed.size(), plain.size());
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    const std::size_t row = i / 5;
+    EXPECT_LE(plain[i], -19.0) << i;  // uniform in [mean - 1, mean + 1]
+    // Rows 2 and 5 are zeroed; every other value is the one the spec without zero_rows draws.
+    EXPECT_EQ(zeroed[i], row % 3 == 2 ? 0.0 : plain[i]) << i;
+  }
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // Registry adapter for causal_trailing_mean: shape specs, workloads and test shapes.
 // Shape spec: B, D (default 1), T, cf, dtype, seed, mean (of the random input, default 0; values
-// are uniform in [mean-1, mean+1]), misalign (elements by which x is moved off 256-byte alignment).
+// are uniform in [mean-1, mean+1]), misalign (elements by which x is moved off 256-byte alignment),
+// zero_rows (k > 0: every k-th row, rows k-1, 2k-1, ..., holds exact zeros; default 0, none).
 #include "kernels/causal_trailing_mean/causal_trailing_mean_kernel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -30,6 +32,7 @@ struct TrailingShape {
   uint64_t seed = 1;
   double mean = 0;
   int64_t misalign = 0;
+  int64_t zero_rows = 0;
   int64_t rows = 0;
   int64_t elems = 0;
 };
@@ -56,6 +59,7 @@ TrailingShape parse_shape(const nlohmann::json& spec) {
   s.seed = spec_seed(spec);
   s.mean = spec_mean(spec);
   s.misalign = spec_int(spec, "misalign", 0, 0, 7);
+  s.zero_rows = spec_int(spec, "zero_rows", 0, 0, kMaxDim);
   s.rows = checked_mul(s.B, s.D, "B * D");
   s.elems = checked_mul(s.rows, s.T, "B * D * T");
   checked_mul(s.elems, static_cast<int64_t>(dtype_size(s.dtype)), "B * D * T bytes");
@@ -115,11 +119,25 @@ class TrailingMeanWorkload final : public WorkloadBase {
   PlacedBuffer x_;
 };
 
+std::vector<double> input_values(const TrailingShape& s) {
+  std::mt19937_64 rng(s.seed);
+  std::vector<double> x = random_values(static_cast<std::size_t>(s.elems), s.dtype, rng, s.mean);
+  // A row of zeros has the exact answer 0 and an error scale of 0, so only an exact 0 passes: any
+  // sum carried across a row start and taken back off (a prefix differenced over a tile wider than
+  // a row) leaves the previous rows' rounding there, which values of one magnitude hid (PERF.md,
+  // Session 37: a tile-wide fp32 prefix was off by an ulp of the prefix on bf16 rows).
+  if (s.zero_rows > 0) {
+    for (int64_t r = s.zero_rows - 1; r < s.rows; r += s.zero_rows) {
+      std::fill_n(x.begin() + r * s.T, s.T, 0.0);
+    }
+  }
+  return x;
+}
+
 std::unique_ptr<Workload> make_trailing_workload(const nlohmann::json& spec) {
   ProblemInfo info = describe_shape(spec);
   const TrailingShape s = parse_shape(spec);
-  std::mt19937_64 rng(s.seed);
-  const std::vector<double> x = random_values(static_cast<std::size_t>(s.elems), s.dtype, rng, s.mean);
+  const std::vector<double> x = input_values(s);
   std::vector<double> ref = ctm::reference(x, s.rows, s.T, s.cf);
   // Error scale: the window mean of |x| (the magnitude of the terms that were combined).
   std::vector<double> abs_x(x.size());
@@ -186,6 +204,13 @@ std::vector<nlohmann::json> trailing_test_shapes() {
       // Prefix means of many odd rows: rows run across warps of vectors and start at every
       // position inside a vector (the flat unit's warp-shared prefix path).
       {{"B", 64}, {"D", 32}, {"T", 77}, {"cf", 77}},
+      // Rows of zeros after rows of large values (mean -20): an exact 0 is the only answer that
+      // passes, so a sum carried over a row start shows. Prefix means across warps, windows of the
+      // W = 32 and W = 128 instances on short rows, and long rows split into segments.
+      {{"B", 64}, {"D", 32}, {"T", 77}, {"cf", 77}, {"mean", -20}, {"zero_rows", 2}},
+      {{"B", 64}, {"D", 32}, {"T", 72}, {"cf", 32}, {"mean", -20}, {"zero_rows", 3}},
+      {{"B", 16}, {"D", 16}, {"T", 300}, {"cf", 100}, {"mean", -20}, {"zero_rows", 2}},
+      {{"B", 4}, {"D", 2}, {"T", 5000}, {"cf", 700}, {"mean", -20}, {"zero_rows", 2}},
   };
   std::vector<nlohmann::json> shapes;
   uint64_t seed = 101;
@@ -218,6 +243,8 @@ class CausalTrailingMeanKernel final : public TunableKernel {
 };
 
 }  // namespace
+
+std::vector<double> trailing_input_values(const nlohmann::json& spec) { return input_values(parse_shape(spec)); }
 
 const TunableKernel& causal_trailing_mean_kernel() {
   static const CausalTrailingMeanKernel k;

@@ -729,6 +729,29 @@ void run_thread_instance(const Problem& p, cudaStream_t stream) {
 // subtraction, so the rounding is relative to the terms' magnitudes as in the direct path):
 // (W - V) + 3V adds per vector instead of V * W predicated ones. Other windows and rows shorter
 // than a vector sum each output's terms one by one (the general path below).
+// The flat units' store of one vector's V outputs at flat index i0: one streaming 16-byte store,
+// or element by element where the array ends inside the vector (whole is i0 + V <= n).
+template <typename T, typename Index>
+__device__ __forceinline__ void store_flat_vector(T* out, Index i0, Index n, bool whole, const float (&o)[kVec<T>]) {
+  Raw<T> r;
+#pragma unroll
+  for (int v = 0; v < kVec<T>; ++v) r.v[v] = from_float<T>(o[v]);
+  if (whole) {
+    store_streaming(out + i0, r);
+  } else {
+#pragma unroll
+    for (int j = 0; j < kVec<T>; ++j) {
+      if (i0 + j < n) out[i0 + j] = r.v[j];
+    }
+  }
+}
+
+// The flat unit's narrowest window instance. Every vector holds at most 8 elements, so a window
+// min(cf, T) above it leaves cf > V and T > V: only this instance meets cf < V or T < V.
+constexpr int kMinFlatWindow = 8;
+static_assert(kVec<float> <= kMinFlatWindow && kVec<__nv_bfloat16> <= kMinFlatWindow && kVec<__half> <= kMinFlatWindow,
+              "windows past kMinFlatWindow must hold whole vectors");
+
 template <typename T, int BLOCK, int W, typename Index>
 __global__ void __launch_bounds__(BLOCK)
     trailing_mean_flat_kernel(const T* __restrict__ x, T* __restrict__ out, Index n, Index T_len, int cf) {
@@ -750,7 +773,10 @@ __global__ void __launch_bounds__(BLOCK)
     }
     const Index t0 = i0 % T_len;
     float o[V];
-    if (W > kMaxThreadWindow || shared_terms) {  // min(cf, T) > W / 2 >= V, so shared_terms holds
+    // Past W = 8 the launch routes only windows min(cf, T) > 8 >= V here, so shared_terms holds
+    // and the general path below is compiled for W = 8 alone (at W = 32 its 40-float window took
+    // the instance from 32-47 registers to 56-64, half the resident warps, for code never run).
+    if (W > kMinFlatWindow || shared_terms) {
       // t0 <= T - 1, so p >= 1; p >= V means the vector holds no row start.
       const Index p = T_len - t0;
       // nq <= W - V, the elements loaded below: either cf <= W, or cf = T + 1 = W + 1 (a window
@@ -785,7 +811,7 @@ __global__ void __launch_bounds__(BLOCK)
         const float s = new_row ? run : run + qv[v];
         o[v] = t + 1 < static_cast<Index>(cf) ? __fdividef(s, static_cast<float>(t + 1)) : s * inv_cf;
       }
-    } else if constexpr (W <= kMaxThreadWindow) {
+    } else if constexpr (W == kMinFlatWindow) {
       float w[W + V];  // w[k] = x[i0 - W + k]; zeros before the array (never summed: clipped below)
 #pragma unroll
       for (int k = 0; k < W / V; ++k) {
@@ -808,17 +834,7 @@ __global__ void __launch_bounds__(BLOCK)
         o[v] = terms < cf ? s / static_cast<float>(terms) : s * inv_cf;
       }
     }
-    Raw<T> r;
-#pragma unroll
-    for (int v = 0; v < V; ++v) r.v[v] = from_float<T>(o[v]);
-    if (whole) {
-      store_streaming(out + i0, r);
-    } else {
-#pragma unroll
-      for (int j = 0; j < V; ++j) {
-        if (i0 + j < n) out[i0 + j] = r.v[j];
-      }
-    }
+    store_flat_vector(out, i0, n, whole, o);
   }
 }
 
@@ -923,17 +939,7 @@ __global__ void __launch_bounds__(BLOCK)
       const int t = v < s ? t0 + v : v - s;  // < T
       o[v] = __fdividef(run, static_cast<float>(t + 1));
     }
-    Raw<T> r;
-#pragma unroll
-    for (int v = 0; v < V; ++v) r.v[v] = from_float<T>(o[v]);
-    if (whole) {
-      store_streaming(out + i0, r);
-    } else {
-#pragma unroll
-      for (int j = 0; j < V; ++j) {
-        if (i0 + j < n) out[i0 + j] = r.v[j];
-      }
-    }
+    store_flat_vector(out, i0, n, whole, o);
   }
 }
 
@@ -978,7 +984,7 @@ void run_flat_window(const Problem& p, cudaStream_t stream) {
     return run_thread_window<T, BLOCK, kMaxFlatWindow>(p, stream);
   }
   if (p.cf >= p.T && p.T >= kVec<T> && p.T <= kMaxFlatWindow) return run_flat_prefix<T, BLOCK>(p, stream);
-  if (window <= 8) return run_flat_width<T, BLOCK, 8>(p, stream);
+  if (window <= kMinFlatWindow) return run_flat_width<T, BLOCK, kMinFlatWindow>(p, stream);
   if (window <= 16) return run_flat_width<T, BLOCK, 16>(p, stream);
   if (window <= 32) return run_flat_width<T, BLOCK, 32>(p, stream);
   if (window <= 64) return run_flat_width<T, BLOCK, 64>(p, stream);
