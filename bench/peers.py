@@ -321,6 +321,17 @@ def copy_ceiling_gbps():
     return 2 * a.numel() / t / 1e9
 
 
+@triton.jit
+def _empty_kernel():
+    pass
+
+
+def launch_floor_us():
+    # The protocol's floor: a kernel that does nothing, launched and timed by bench() like every
+    # contender. What a small shape's time holds beyond it is the kernel's own work and latency.
+    return bench(lambda: _empty_kernel[(1,)]())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lib", required=True, help="path to libaotune.so")
@@ -352,6 +363,7 @@ def main():
         "torch": torch.__version__,
         "triton": triton.__version__,
         "copy_ceiling_gbps": copy_ceiling_gbps(),
+        "launch_floor_us": launch_floor_us(),
         "rounds": args.rounds,
         "date": time.strftime("%Y-%m-%d"),
         "wall_s": time.time() - t0,

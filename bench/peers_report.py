@@ -37,6 +37,8 @@ def table(result, commit, command):
     lines = [
         f"Measured {result['date']} on {result['device']} (torch {result['torch']}, triton {result['triton']}), "
         f"commit {commit}, command `{command}`. Copy ceiling measured in the same run: {ceiling:.0f} GB/s. "
+        + (f"Launch floor (an empty Triton kernel timed the same way): {result['launch_floor_us']:.1f} µs. "
+           if "launch_floor_us" in result else "") +
         "GB/s by the fewest-bytes model of BENCH.md; median of triton.testing.do_bench (L2 cleared between reps)"
         + (f", each contender timed in {result['rounds']} interleaved rounds (order rotated per round), the median round; "
            if result.get("rounds", 1) > 1 else "; ") +
