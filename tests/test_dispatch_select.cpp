@@ -56,6 +56,18 @@ jagged_reduce::Problem sum_problem(int64_t M, std::uintptr_t values_address = 40
   return p;
 }
 
+// The message of the InvalidArgument `f` throws ("" and a test failure when it throws none).
+template <typename F>
+std::string invalid_argument_message(F f) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no InvalidArgument thrown";
+  return "";
+}
+
 std::string id_of(const Selection& s) {
   return jagged_reduce::config_id(jagged_reduce::config_space()[s.config]);
 }
@@ -261,6 +273,22 @@ TEST(DispatchSelect, UnknownMaxLenMeansEqualRows) {
   EXPECT_EQ(feature_max_len("op", -1, 0, 0), 0);
   EXPECT_EQ(feature_max_len("op", 7, 4, 10), 7);
   EXPECT_THROW(feature_max_len("op", -2, 4, 10), InvalidArgument);
+}
+
+TEST(DispatchSelect, MaxLenShorterThanTheMeanRowOrElementsWithoutRowsAreErrorsNamingTheValues) {
+  // 10 elements in 4 rows: some row holds at least 3.
+  EXPECT_EQ(feature_max_len("op", 3, 4, 10), 3);
+  const std::string short_row = invalid_argument_message([] { feature_max_len("jagged_sum", 2, 4, 10); });
+  EXPECT_NE(short_row.find("max_len=2"), std::string::npos) << short_row;
+  EXPECT_NE(short_row.find("at least 3"), std::string::npos) << short_row;
+  // B = 0 rows hold no elements; max_len = 0 fits empty rows only.
+  const std::string no_rows = invalid_argument_message([] { feature_max_len("jagged_mean", -1, 0, 5); });
+  EXPECT_NE(no_rows.find("nnz=5"), std::string::npos) << no_rows;
+  EXPECT_NE(no_rows.find("B=0"), std::string::npos) << no_rows;
+  EXPECT_EQ(feature_max_len("op", 0, 7, 0), 0);
+  EXPECT_THROW(feature_max_len("op", 0, 7, 1), InvalidArgument);
+  // The call paths check it too, before any selection (jagged_dense_add through its features).
+  EXPECT_THROW(select_jagged_reduce(sm90_store(), sum_problem(32), 0, 90), InvalidArgument);
 }
 
 }  // namespace

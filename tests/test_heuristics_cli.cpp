@@ -305,6 +305,11 @@ TEST(CliExplain, RejectsGridKeysAndBadSizesInTheCallForm) {
                    &code);
   EXPECT_EQ(code, 2);
   EXPECT_NE(out.find("max_len=11"), std::string::npos) << out;
+  // 300000 elements cannot fit in 1024 rows of at most 100.
+  out = aot_runner("explain --kernel jagged_sum --shape 'B=1024,M=256,nnz=300000,max_len=100' --arch sm90 2>&1",
+                   &code);
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(out.find("max_len=100 is shorter than the mean row"), std::string::npos) << out;
   out = aot_runner("explain --kernel causal_trailing_mean --shape 'B=4,nnz=10' --arch sm90 2>&1", &code);
   EXPECT_EQ(code, 2);
   EXPECT_NE(out.find("no such form"), std::string::npos) << out;

@@ -17,8 +17,25 @@ int64_t feature_max_len(std::string_view op, int64_t max_len, int64_t B, int64_t
     throw InvalidArgument(std::string(op) + ": max_len=" + std::to_string(max_len) +
                           " must be -1 (unknown) or in [0, nnz=" + std::to_string(nnz) + "]");
   }
+  // offsets[0] = 0 and offsets[B] = nnz: without rows there are no elements. (The kernels'
+  // validate() cannot read offsets on the host; a kernel given nnz > 0 and B = 0 would search
+  // row starts that are not there.)
+  if (B == 0 && nnz > 0) {
+    throw InvalidArgument(std::string(op) + ": nnz=" + std::to_string(nnz) +
+                          " elements in B=0 rows (offsets[B] must equal nnz)");
+  }
+  // The longest row is at least the mean row: a smaller max_len describes no possible offsets
+  // (nnz elements do not fit in B rows of it), and the heuristic would choose for a shape that
+  // does not exist.
+  const int64_t mean_row = B > 0 ? nnz / B + (nnz % B != 0) : 0;
+  if (max_len >= 0 && max_len < mean_row) {
+    throw InvalidArgument(std::string(op) + ": max_len=" + std::to_string(max_len) +
+                          " is shorter than the mean row (nnz=" + std::to_string(nnz) + " over B=" +
+                          std::to_string(B) + " rows needs one of at least " + std::to_string(mean_row) +
+                          "); pass the longest row's length, or -1 when unknown");
+  }
   if (max_len >= 0) return max_len;
-  return B > 0 ? (nnz + B - 1) / B : 0;
+  return mean_row;
 }
 
 Features jagged_reduce_call_features(const jagged_reduce::Problem& p, int64_t max_len) {

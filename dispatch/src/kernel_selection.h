@@ -28,7 +28,8 @@ Features jagged_reduce_call_features(const jagged_reduce::Problem& p, int64_t ma
 Features jagged_dense_add_call_features(const jagged_dense_add::Problem& p);
 
 // The longest row for the features: max_len when known, else the mean row length rounded up.
-// Throws InvalidArgument when max_len is neither -1 nor in [0, nnz].
+// Throws InvalidArgument when max_len is neither -1 nor in [ceil(nnz / B), nnz] (the longest row
+// is at least the mean one), or when nnz > 0 elements are given B = 0 rows.
 int64_t feature_max_len(std::string_view op, int64_t max_len, int64_t B, int64_t nnz);
 
 }  // namespace aotune::dispatch

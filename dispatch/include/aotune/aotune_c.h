@@ -31,7 +31,7 @@ typedef int32_t aotune_index_type;
 enum { AOTUNE_INDEX_I32 = 0, AOTUNE_INDEX_I64 = 1 };
 
 /* out[b, :] = sum of values[offsets[b] .. offsets[b+1]); values [nnz, M], out [B, M].
- * max_len: the longest row, or -1 when unknown. */
+ * max_len: the longest row (at least nnz / B rounded up, at most nnz), or -1 when unknown. */
 aotune_status aotune_jagged_sum(const void* values, const void* offsets, void* out, int64_t B,
                                 int64_t M, int64_t nnz, int64_t max_len, aotune_dtype dtype,
                                 aotune_index_type index_type, void* stream);
