@@ -23,6 +23,7 @@
 #include "heuristics/training_set.h"
 #include "kernels/common/errors.h"
 #include "kernels/common/registry.h"
+#include "source_hash/kernel_source_hashes.h"
 #include "tuner/cache_check.h"
 #include "tuner/feature_refresh.h"
 #include "tuner/results_database.h"
@@ -63,7 +64,7 @@ std::map<std::string, std::string> tree_source_hashes(const VerifyOptions& o) {
     for (const TunableKernel* k : all_kernels()) out[std::string(k->name())] = k->source_hash();
     return out;
   }
-  const auto folders = hash_kernel_folders(o.source_root);
+  const auto folders = source_hash::hash_kernel_folders(o.source_root);
   for (const TunableKernel* k : all_kernels()) {
     out[std::string(k->name())] = folders.at(kernel_folder(o.source_root, k->name()));
   }
