@@ -122,10 +122,12 @@ class TrailingMeanWorkload final : public WorkloadBase {
 std::vector<double> input_values(const TrailingShape& s) {
   std::mt19937_64 rng(s.seed);
   std::vector<double> x = random_values(static_cast<std::size_t>(s.elems), s.dtype, rng, s.mean);
-  // A row of zeros has the exact answer 0 and an error scale of 0, so only an exact 0 passes: any
-  // sum carried across a row start and taken back off (a prefix differenced over a tile wider than
-  // a row) leaves the previous rows' rounding there, which values of one magnitude hid (PERF.md,
-  // Session 37: a tile-wide fp32 prefix was off by an ulp of the prefix on bf16 rows).
+  // A row of zeros has the exact answer 0 and an error scale of 0, so only an exact 0 passes: it
+  // catches state carried into the next row (a window sum not restarted at the row start). It does
+  // not catch a prefix summed in order over a tile wider than a row and then differenced (PERF.md,
+  // Session 37: a tile-wide fp32 prefix was off by an ulp of the prefix on bf16 rows): adding 0.0
+  // is exact, so the prefix holds still across the zeros and their differences are exactly 0
+  // (Session 38). Rows of small values after large ones catch that: docs/wip/quiet_rows.patch.
   if (s.zero_rows > 0) {
     for (int64_t r = s.zero_rows - 1; r < s.rows; r += s.zero_rows) {
       std::fill_n(x.begin() + r * s.T, s.T, 0.0);

@@ -708,27 +708,6 @@ void run_thread_instance(const Problem& p, cudaStream_t stream) {
   run_thread_window<T, BLOCK, 32>(p, stream);
 }
 
-// Flat unit: the [rows * T] array as one flat array, one thread per 16-byte vector of V outputs,
-// clipped at the row start (t = flat index mod T): no work item per row, so rows much shorter than
-// a tile cost no more than long ones, and every load and store of the thread's own vector is one
-// coalesced 16-byte access whatever T is (the scanning kernels walk one short row per warp or
-// block: 64x256x100 bf16 ran at 380 GB/s). Requires x and out 16-byte aligned (run_flat_window
-// takes the thread kernel otherwise) and min(cf, T) <= W. W is 8, 16, 32 (kMaxThreadWindow), 64 or
-// 128 (kMaxFlatWindow); past 32 the window is wider than any vector and the rows longer than one
-// (min(cf, T) > 32 >= V), so only the shared-terms path below is compiled for them.
-//
-// The kernel is bound by integer/select work, not memory (ncu, session 16: 256x128x64 cf=32 bf16
-// at 68 % SM and 5 % DRAM throughput, 143 instructions per output, ALU the busiest pipe), so the
-// common case shares the window's terms between the thread's V outputs. With cf >= V and T >= V
-// (at most one row start inside the vector, at position p = T - t0):
-//   out[v] = P[v] + Q[v] for v < p (outputs still in the row of t0), P[v] for v >= p,
-// where P is the vector's own prefix sum, restarted at p, and Q[v] = x[lo_v .. i0-1] with
-// lo_v = max(i0 + v - cf + 1, row start): Q[V-1] takes min(cf - V, t0) elements from the W - V
-// before the vector, and Q[v] = Q[v+1] + x[i0 + v - cf + 1] (one scalar load, mostly an L1 hit)
-// while that element is inside the row. Every output is still a plain sum of its terms (no
-// subtraction, so the rounding is relative to the terms' magnitudes as in the direct path):
-// (W - V) + 3V adds per vector instead of V * W predicated ones. Other windows and rows shorter
-// than a vector sum each output's terms one by one (the general path below).
 // The flat units' store of one vector's V outputs at flat index i0: one streaming 16-byte store,
 // or element by element where the array ends inside the vector (whole is i0 + V <= n).
 template <typename T, typename Index>
@@ -752,6 +731,27 @@ constexpr int kMinFlatWindow = 8;
 static_assert(kVec<float> <= kMinFlatWindow && kVec<__nv_bfloat16> <= kMinFlatWindow && kVec<__half> <= kMinFlatWindow,
               "windows past kMinFlatWindow must hold whole vectors");
 
+// Flat unit: the [rows * T] array as one flat array, one thread per 16-byte vector of V outputs,
+// clipped at the row start (t = flat index mod T): no work item per row, so rows much shorter than
+// a tile cost no more than long ones, and every load and store of the thread's own vector is one
+// coalesced 16-byte access whatever T is (the scanning kernels walk one short row per warp or
+// block: 64x256x100 bf16 ran at 380 GB/s). Requires x and out 16-byte aligned (run_flat_window
+// takes the thread kernel otherwise) and min(cf, T) <= W. W is 8 (kMinFlatWindow), 16, 32, 64 or
+// 128 (kMaxFlatWindow); past 8 the window is at least a vector and the rows longer than one
+// (min(cf, T) > 8 >= V), so only the shared-terms path below is compiled for them.
+//
+// The kernel is bound by integer/select work, not memory (ncu, session 16: 256x128x64 cf=32 bf16
+// at 68 % SM and 5 % DRAM throughput, 143 instructions per output, ALU the busiest pipe), so the
+// common case shares the window's terms between the thread's V outputs. With cf >= V and T >= V
+// (at most one row start inside the vector, at position p = T - t0):
+//   out[v] = P[v] + Q[v] for v < p (outputs still in the row of t0), P[v] for v >= p,
+// where P is the vector's own prefix sum, restarted at p, and Q[v] = x[lo_v .. i0-1] with
+// lo_v = max(i0 + v - cf + 1, row start): Q[V-1] takes min(cf - V, t0) elements from the W - V
+// before the vector, and Q[v] = Q[v+1] + x[i0 + v - cf + 1] (one scalar load, mostly an L1 hit)
+// while that element is inside the row. Every output is still a plain sum of its terms (no
+// subtraction, so the rounding is relative to the terms' magnitudes as in the direct path):
+// (W - V) + 3V adds per vector instead of V * W predicated ones. Other windows and rows shorter
+// than a vector sum each output's terms one by one (the general path below).
 template <typename T, int BLOCK, int W, typename Index>
 __global__ void __launch_bounds__(BLOCK)
     trailing_mean_flat_kernel(const T* __restrict__ x, T* __restrict__ out, Index n, Index T_len, int cf) {
