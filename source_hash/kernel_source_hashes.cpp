@@ -71,8 +71,11 @@ std::map<std::string, std::string> hash_kernel_folders(const fs::path& root) {
   std::map<std::string, std::string> hashes;
   for (const fs::path& dir : dirs) {
     std::vector<fs::path> files = source_files(dir);
-    const std::string features = dir.filename().string() + "_features.cpp";
-    std::erase_if(files, [&](const fs::path& f) { return f.filename() == features; });
+    const std::string folder = dir.filename().string();
+    std::erase_if(files, [&](const fs::path& f) {
+      const std::string name = f.filename().string();
+      return name == folder + "_features.cpp" || name == folder + "_inputs.h" || name == folder + "_inputs.cpp";
+    });
     files.insert(files.end(), common.begin(), common.end());
     std::string listing;
     for (const fs::path& f : files) {

@@ -26,7 +26,9 @@ std::vector<std::filesystem::path> kernel_folders(const std::filesystem::path& r
 //   - kernels/common/host_data.{h,cpp}, the host-side input generator: input values never change
 //     a timing (row lengths, which do, come from jagged_lengths.* and stay in);
 //   - <folder>/<folder>_features.cpp, the heuristic features: databases store them and verify
-//     compares them with the built code (tuner/feature_refresh.h).
+//     compares them with the built code (tuner/feature_refresh.h);
+//   - <folder>/<folder>_inputs.{h,cpp}, where a kernel keeps its input values and test shapes
+//     (causal_trailing_mean_inputs.h): neither changes a timing.
 // Throws InvalidArgument when <root>/kernels or <root>/kernels/common is not a folder, or a file
 // cannot be read.
 std::map<std::string, std::string> hash_kernel_folders(const std::filesystem::path& root);
