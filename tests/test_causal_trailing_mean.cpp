@@ -320,6 +320,7 @@ TEST(CausalTrailingMeanKernel, TestShapesCoverTheEdgeCasesInEveryDtype) {
     if (T == 65536 && rows == 1 && s.value("mean", 0.0) == -20.0) seen.insert(dtype + " precision");
     if (s.value("misalign", 0) == 1) seen.insert(dtype + " misalign 1");
     if (s.value("zero_rows", 0) > 0 && s.value("mean", 0.0) != 0.0) seen.insert(dtype + " zero rows");
+    if (s.value("quiet_rows", 0) > 0 && s.value("mean", 0.0) != 0.0) seen.insert(dtype + " quiet rows");
     if (s.value("misalign", 0) == 3) seen.insert(dtype + " misalign 3");
     // Rows after the first off a 16-byte boundary (T * element size not a multiple of 16), with
     // tiles after the head, for the direct (cf <= 4) and the running window (cf > 8).
@@ -341,7 +342,7 @@ TEST(CausalTrailingMeanKernel, TestShapesCoverTheEdgeCasesInEveryDtype) {
     for (const char* what : {" no rows", " T=1", " cf=1", " cf>T", " precision", " misalign 1", " misalign 3",
                              " odd rows direct", " odd rows running", " short odd rows running",
                              " rows shorter than a vector", " window 33-64", " window 65-128",
-                             " window 65-128 misaligned", " zero rows"}) {
+                             " window 65-128 misaligned", " zero rows", " quiet rows"}) {
       EXPECT_TRUE(seen.count(std::string(dtype) + what)) << dtype << what;
     }
   }
@@ -381,6 +382,7 @@ TEST(CausalTrailingMeanKernel, DescribeRejectsBadFieldsNamingThem) {
   expect_invalid([&] { k.describe({{"B", 1}, {"T", 10}, {"cf", 2}, {"misalign", 9}}); }, {"'misalign'=9"});
   expect_invalid([&] { k.describe({{"B", 1}, {"cf", 2}}); }, {"'T'"});
   expect_invalid([&] { k.describe({{"B", 1}, {"T", 10}, {"cf", 2}, {"zero_rows", -1}}); }, {"'zero_rows'=-1"});
+  expect_invalid([&] { k.describe({{"B", 1}, {"T", 10}, {"cf", 2}, {"quiet_rows", -2}}); }, {"'quiet_rows'=-2"});
 }
 
 TEST(CausalTrailingMeanKernel, ZeroRowsHoldExactZerosAndTheOtherRowsTheirRandomValues) {
@@ -396,6 +398,30 @@ TEST(CausalTrailingMeanKernel, ZeroRowsHoldExactZerosAndTheOtherRowsTheirRandomV
     EXPECT_LE(plain[i], -19.0) << i;  // uniform in [mean - 1, mean + 1]
     // Rows 2 and 5 are zeroed; every other value is the one the spec without zero_rows draws.
     EXPECT_EQ(zeroed[i], row % 3 == 2 ? 0.0 : plain[i]) << i;
+  }
+}
+
+TEST(CausalTrailingMeanKernel, QuietRowsHoldTheirValuesTimes1e4InTheDtypeAndZeroRowsWin) {
+  for (const char* dtype : {"f32", "bf16", "f16"}) {
+    const nlohmann::json spec = {{"B", 2}, {"D", 4}, {"T", 5}, {"cf", 2}, {"mean", -20}, {"seed", 7}, {"dtype", dtype}};
+    const std::vector<double> plain = trailing_input_values(spec);
+    nlohmann::json quiet_spec = spec;
+    quiet_spec["quiet_rows"] = 2;
+    quiet_spec["zero_rows"] = 4;
+    const std::vector<double> quiet = trailing_input_values(quiet_spec);
+    ASSERT_EQ(quiet.size(), plain.size());
+    const std::vector<double> held = decode(encode(quiet, parse_dtype(dtype)), parse_dtype(dtype));
+    for (std::size_t i = 0; i < plain.size(); ++i) {
+      const std::size_t row = i / 5;
+      EXPECT_EQ(quiet[i], held[i]) << dtype << " " << i << ": not a value of the dtype";
+      if (row % 4 == 3) {
+        EXPECT_EQ(quiet[i], 0.0) << dtype << " " << i;
+      } else if (row % 2 == 1) {
+        EXPECT_NEAR(quiet[i], plain[i] * 1e-4, std::abs(plain[i]) * 1e-4 * 1e-2) << dtype << " " << i;
+      } else {
+        EXPECT_EQ(quiet[i], plain[i]) << dtype << " " << i;
+      }
+    }
   }
 }
 

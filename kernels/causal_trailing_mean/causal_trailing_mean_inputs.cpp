@@ -29,6 +29,7 @@ ValuePattern parse_value_pattern(const nlohmann::json& spec) {
   constexpr int64_t kMaxRows = int64_t{1} << 40;
   ValuePattern p;
   p.mean = spec_mean(spec);
+  p.quiet_rows = spec_int(spec, "quiet_rows", 0, 0, kMaxRows);
   p.zero_rows = spec_int(spec, "zero_rows", 0, 0, kMaxRows);
   return p;
 }
@@ -36,12 +37,19 @@ ValuePattern parse_value_pattern(const nlohmann::json& spec) {
 std::vector<double> input_values(const ValuePattern& p, int64_t rows, int64_t T, DType dtype, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<double> x = random_values(static_cast<std::size_t>(rows * T), dtype, rng, p.mean);
-  // A row of zeros has the exact answer 0 and an error scale of 0, so only an exact 0 passes: it
-  // catches state carried into the next row (a window sum not restarted at the row start). It does
-  // not catch a prefix summed in order over a tile wider than a row and then differenced (PERF.md,
-  // Session 37: a tile-wide fp32 prefix was off by an ulp of the prefix on bf16 rows): adding 0.0
-  // is exact, so the prefix holds still across the zeros and their differences are exactly 0
-  // (Session 38). Rows of small values after large ones catch that: docs/wip/quiet_rows.patch.
+  // Rows far smaller than the rows before them: each output's error is judged against its own
+  // terms' magnitude, so a sum that reaches back over the row start (a prefix over a tile wider
+  // than a row, differenced) leaves the earlier rows' rounding there, 100x or more the tolerance
+  // (PERF.md, Session 37: a tile-wide fp32 prefix on bf16 rows, which values of one magnitude hid).
+  // 1e-4 keeps mean -20's values normal in f16. A row of zeros has the exact answer 0 and an
+  // error scale of 0, so only an exact 0 passes: it catches state carried into the next row, but
+  // not a prefix summed in order, which holds still across zeros (adding 0.0 is exact; Session 38).
+  if (p.quiet_rows > 0) {
+    for (int64_t r = p.quiet_rows - 1; r < rows; r += p.quiet_rows) {
+      for (int64_t t = 0; t < T; ++t) x[r * T + t] *= 1e-4;
+    }
+    x = decode(encode(x, dtype), dtype);  // the values the device will hold
+  }
   if (p.zero_rows > 0) {
     for (int64_t r = p.zero_rows - 1; r < rows; r += p.zero_rows) {
       std::fill_n(x.begin() + r * T, T, 0.0);
@@ -102,13 +110,14 @@ std::vector<nlohmann::json> test_shapes() {
       // Prefix means of many odd rows: rows run across warps of vectors and start at every
       // position inside a vector (the flat unit's warp-shared prefix path).
       {{"B", 64}, {"D", 32}, {"T", 77}, {"cf", 77}},
-      // Rows of zeros after rows of large values (mean -20): an exact 0 is the only answer that
-      // passes, so a sum carried over a row start shows. Prefix means across warps, windows of the
-      // W = 32 and W = 128 instances on short rows, and long rows split into segments.
-      {{"B", 64}, {"D", 32}, {"T", 77}, {"cf", 77}, {"mean", -20}, {"zero_rows", 2}},
-      {{"B", 64}, {"D", 32}, {"T", 72}, {"cf", 32}, {"mean", -20}, {"zero_rows", 3}},
-      {{"B", 16}, {"D", 16}, {"T", 300}, {"cf", 100}, {"mean", -20}, {"zero_rows", 2}},
-      {{"B", 4}, {"D", 2}, {"T", 5000}, {"cf", 700}, {"mean", -20}, {"zero_rows", 2}},
+      // Rows of values 1e-4 the size (rows 1, 5, 9, ...) and of zeros (3, 7, 11, ...), each after
+      // a row of large values (mean -20): a sum that reaches back over a row start shows. Prefix
+      // means across warps, windows of the W = 32 and W = 128 instances on short rows, and long
+      // rows split into segments.
+      {{"B", 64}, {"D", 32}, {"T", 77}, {"cf", 77}, {"mean", -20}, {"quiet_rows", 2}, {"zero_rows", 4}},
+      {{"B", 64}, {"D", 32}, {"T", 72}, {"cf", 32}, {"mean", -20}, {"quiet_rows", 2}, {"zero_rows", 4}},
+      {{"B", 16}, {"D", 16}, {"T", 300}, {"cf", 100}, {"mean", -20}, {"quiet_rows", 2}, {"zero_rows", 4}},
+      {{"B", 4}, {"D", 2}, {"T", 5000}, {"cf", 700}, {"mean", -20}, {"quiet_rows", 2}, {"zero_rows", 4}},
   };
   std::vector<nlohmann::json> shapes;
   uint64_t seed = 101;

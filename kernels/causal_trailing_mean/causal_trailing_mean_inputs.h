@@ -16,9 +16,11 @@ namespace aotune::causal_trailing_mean {
 
 // A shape spec's value fields:
 //   mean        of the random values, default 0 (values are uniform in [mean-1, mean+1]);
-//   zero_rows   k > 0: rows k-1, 2k-1, ... hold exact zeros (default 0, none).
+//   quiet_rows  k > 0: rows k-1, 2k-1, ... hold their values times 1e-4, in the dtype (default 0);
+//   zero_rows   k > 0: rows k-1, 2k-1, ... hold exact zeros (default 0; they win over quiet rows).
 struct ValuePattern {
   double mean = 0.0;
+  int64_t quiet_rows = 0;
   int64_t zero_rows = 0;
 };
 
@@ -26,7 +28,7 @@ struct ValuePattern {
 ValuePattern parse_value_pattern(const nlohmann::json& spec);
 
 // rows x T values, row after row, as the device will hold them (rounded to `dtype`): seeded random
-// values in the pattern's mean, then its zero rows.
+// values in the pattern's mean, then its quiet and zero rows.
 std::vector<double> input_values(const ValuePattern& pattern, int64_t rows, int64_t T, DType dtype,
                                  uint64_t seed);
 
