@@ -155,7 +155,10 @@ class Normaliser {
     const std::size_t begin = i_;
     std::size_t end = s_.size();
     if (open != std::string_view::npos) {
-      const std::string close = ")" + std::string(s_.substr(i_ + 1, open - i_ - 1)) + "\"";
+      // Built by appends: GCC 12 warns (-Wrestrict, a false positive) on ")" + std::string(...).
+      std::string close = ")";
+      close.append(s_.substr(i_ + 1, open - i_ - 1));
+      close += '"';
       const std::size_t at = s_.find(close, open + 1);
       if (at != std::string_view::npos) end = at + close.size();
     }
