@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <memory>
 #include <sstream>
 #include <string>
 
@@ -94,11 +93,15 @@ TEST(SourceHashCodeText, AgreesWithTheCompilersCommentRemovalOnEveryKernelSource
     if (ours.starts_with("#pragma once\n")) ours.erase(0, 13);
     const std::string command = std::string(AOTUNE_HOST_CXX) + " -fpreprocessed -dD -E -P -x c++ '" +
                                 f.string() + "' 2>/dev/null";
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+    FILE* pipe = popen(command.c_str(), "r");
     ASSERT_NE(pipe, nullptr) << command;
     std::string compiled;
     std::array<char, 4096> buf{};
-    for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe.get())) > 0;) compiled.append(buf.data(), n);
+    for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;) compiled.append(buf.data(), n);
+    if (pclose(pipe) != 0) {
+      GTEST_SKIP() << "the host compiler (" << AOTUNE_HOST_CXX << ") failed `" << command
+                   << "`: -fpreprocessed is GCC's option";
+    }
     EXPECT_EQ(ours, code_text(compiled)) << f;
   }
 }
