@@ -4,15 +4,12 @@
 // test shapes live there, outside the source hash.
 #include "kernels/causal_trailing_mean/causal_trailing_mean_kernel.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <random>
 
 #include "kernels/causal_trailing_mean/causal_trailing_mean.h"
 #include "kernels/causal_trailing_mean/causal_trailing_mean_inputs.h"
-#include "kernels/common/errors.h"
 #include "kernels/common/host_data.h"
 #include "kernels/common/shape_spec.h"
 #include "kernels/common/workload_base.h"
