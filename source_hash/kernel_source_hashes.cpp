@@ -12,17 +12,13 @@ namespace aotune::source_hash {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw InvalidArgument("cannot read " + p.string());
+std::string read_source(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InvalidArgument("cannot read " + file.string());
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
 }
-
-}  // namespace
 
 std::vector<fs::path> source_files(const fs::path& dir) {
   std::vector<fs::path> files;
@@ -65,7 +61,7 @@ std::map<std::string, std::string> hash_kernel_folders(const fs::path& root) {
   std::map<fs::path, std::string> file_hash;
   const auto code_hash = [&](const fs::path& f) -> const std::string& {
     auto it = file_hash.find(f);
-    if (it == file_hash.end()) it = file_hash.emplace(f, codegen::sha256_hex(code_text(read_bytes(f)))).first;
+    if (it == file_hash.end()) it = file_hash.emplace(f, codegen::sha256_hex(code_text(read_source(f)))).first;
     return it->second;
   };
   std::map<std::string, std::string> hashes;

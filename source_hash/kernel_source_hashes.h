@@ -13,6 +13,9 @@
 
 namespace aotune::source_hash {
 
+// A file's bytes. Throws InvalidArgument naming a file that cannot be read.
+std::string read_source(const std::filesystem::path& file);
+
 // A folder's *.cu, *.cuh, *.h and *.cpp files, sorted by path.
 std::vector<std::filesystem::path> source_files(const std::filesystem::path& dir);
 

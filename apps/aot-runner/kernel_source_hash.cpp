@@ -2,8 +2,6 @@
 
 #include <fmt/core.h>
 
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "kernels/common/errors.h"
@@ -20,11 +18,7 @@ std::string kernel_folder(const fs::path& root, std::string_view kernel) {
     for (const fs::path& f : source_hash::source_files(dir)) {
       const std::string name = f.filename().string();
       if (name.size() <= 11 || !name.ends_with("_kernel.cpp")) continue;  // the registry adapter only
-      std::ifstream in(f, std::ios::binary);
-      if (!in) throw InvalidArgument("cannot read " + f.string());
-      std::ostringstream text;
-      text << in.rdbuf();
-      if (text.str().find(quoted) != std::string::npos) {
+      if (source_hash::read_source(f).find(quoted) != std::string::npos) {
         found.push_back(dir.filename().string());
         break;
       }
