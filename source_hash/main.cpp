@@ -6,7 +6,6 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "source_hash/kernel_source_hashes.h"
@@ -21,13 +20,7 @@ int main(int argc, char** argv) {
   try {
     const std::string body =
         aotune::source_hash::source_hashes_header(aotune::source_hash::hash_kernel_folders(argv[1]));
-    std::string old;
-    if (std::ifstream in(out, std::ios::binary); in) {
-      std::ostringstream s;
-      s << in.rdbuf();
-      old = s.str();
-    }
-    if (old == body) return 0;
+    if (fs::exists(out) && aotune::source_hash::read_source(out) == body) return 0;
     fs::create_directories(out.parent_path());
     const fs::path tmp = out.string() + ".tmp";
     {

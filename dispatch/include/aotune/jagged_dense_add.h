@@ -14,8 +14,8 @@
 // In aotune::ops because aotune::<kernel> is the kernel's own namespace (configs, launch).
 namespace aotune::ops {
 
-// max_len: the longest row if known (checked against N and the mean row nnz / B), -1 if not. Throws InvalidArgument before
-// any CUDA call for bad sizes or pointers, CudaError when CUDA fails.
+// max_len: the longest row if known (checked against N and the mean row nnz / B), -1 if not.
+// Throws InvalidArgument before any CUDA call for bad sizes or pointers, CudaError when CUDA fails.
 void jagged_dense_add(const void* x, const void* offsets, const void* y, void* out, int64_t B,
                       int64_t N, int64_t nnz, int64_t max_len, DType dtype, IndexType index_type,
                       cudaStream_t stream = nullptr);

@@ -15,8 +15,9 @@
 namespace aotune::ops {
 
 // max_len is the longest row, a feature of the heuristic: pass -1 when unknown (rows are then
-// taken as equally long). A known one lies in [nnz / B rounded up, nnz]; outside it is an error. Enqueues on `stream` and returns. Throws InvalidArgument for bad sizes
-// or pointers before any CUDA call, CudaError when CUDA fails.
+// taken as equally long); a known one lies in [nnz / B rounded up, nnz]. Enqueues on `stream` and
+// returns. Throws InvalidArgument for bad sizes (max_len outside that range included) or pointers
+// before any CUDA call, CudaError when CUDA fails.
 void jagged_sum(const void* values, const void* offsets, void* out, int64_t B, int64_t M,
                 int64_t nnz, int64_t max_len, DType dtype, IndexType index_type,
                 cudaStream_t stream = nullptr);
