@@ -9,13 +9,22 @@ namespace aotune {
 
 namespace dispatch {
 
+Features causal_trailing_mean_call_features(const causal_trailing_mean::Problem& p) {
+  causal_trailing_mean::validate(p);
+  return causal_trailing_mean::features(p.dtype, p.B, p.D, p.T, p.cf);
+}
+
 Selection select_causal_trailing_mean(const HeuristicStore& store,
                                       const causal_trailing_mean::Problem& p, int device_arch) {
-  causal_trailing_mean::validate(p);
+  return select_causal_trailing_mean(store, p, causal_trailing_mean_call_features(p), device_arch);
+}
+
+Selection select_causal_trailing_mean(const HeuristicStore& store,
+                                      const causal_trailing_mean::Problem& p,
+                                      const Features& features, int device_arch) {
   static const uint32_t default_config = default_config_index(find_kernel("causal_trailing_mean"));
   const auto& space = causal_trailing_mean::config_space();
-  return select_config(store, "causal_trailing_mean", device_arch,
-                       causal_trailing_mean::features(p.dtype, p.B, p.D, p.T, p.cf), default_config,
+  return select_config(store, "causal_trailing_mean", device_arch, features, default_config,
                        static_cast<uint32_t>(space.size()),
                        [&](uint32_t i) { return causal_trailing_mean::supports(space[i], p).ok; });
 }
@@ -32,10 +41,10 @@ void ops::causal_trailing_mean(const void* x, void* out, int64_t B, int64_t D, i
   p.dtype = dtype;
   p.x = x;
   p.out = out;
-  causal_trailing_mean::validate(p);  // before any CUDA call
+  const Features features = dispatch::causal_trailing_mean_call_features(p);  // validates: before any CUDA call
   const int device = dispatch::current_device();
   const dispatch::Selection s = dispatch::select_causal_trailing_mean(
-      *dispatch::current_store(), p, dispatch::device_arch(device));
+      *dispatch::current_store(), p, features, dispatch::device_arch(device));
   const causal_trailing_mean::Config& c = causal_trailing_mean::config_space()[s.config];
   causal_trailing_mean::launch(
       c, p, dispatch::workspace_for(device, stream, causal_trailing_mean::workspace_bytes(c, p)),

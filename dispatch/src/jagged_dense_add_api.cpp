@@ -19,7 +19,11 @@ Features jagged_dense_add_call_features(const jagged_dense_add::Problem& p) {
 
 Selection select_jagged_dense_add(const HeuristicStore& store, const jagged_dense_add::Problem& p,
                                   int device_arch) {
-  const Features features = jagged_dense_add_call_features(p);
+  return select_jagged_dense_add(store, p, jagged_dense_add_call_features(p), device_arch);
+}
+
+Selection select_jagged_dense_add(const HeuristicStore& store, const jagged_dense_add::Problem& p,
+                                  const Features& features, int device_arch) {
   static const uint32_t default_config = default_config_index(find_kernel("jagged_dense_add"));
   const auto& space = jagged_dense_add::config_space();
   return select_config(store, "jagged_dense_add", device_arch, features, default_config, static_cast<uint32_t>(space.size()),
@@ -42,9 +46,9 @@ void ops::jagged_dense_add(const void* x, const void* offsets, const void* y, vo
   p.offsets = offsets;
   p.y = y;
   p.out = out;
-  jagged_dense_add::validate(p);  // before any CUDA call
+  const Features features = dispatch::jagged_dense_add_call_features(p);  // validates: before any CUDA call
   const int device = dispatch::current_device();
-  const dispatch::Selection s = dispatch::select_jagged_dense_add(*dispatch::current_store(), p,
+  const dispatch::Selection s = dispatch::select_jagged_dense_add(*dispatch::current_store(), p, features,
                                                                   dispatch::device_arch(device));
   const jagged_dense_add::Config& c = jagged_dense_add::config_space()[s.config];
   jagged_dense_add::launch(

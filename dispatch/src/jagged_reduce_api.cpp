@@ -47,9 +47,13 @@ Features jagged_reduce_call_features(const jagged_reduce::Problem& p, int64_t ma
 
 Selection select_jagged_reduce(const HeuristicStore& store, const jagged_reduce::Problem& p,
                                int64_t max_len, int device_arch) {
+  return select_jagged_reduce(store, p, jagged_reduce_call_features(p, max_len), device_arch);
+}
+
+Selection select_jagged_reduce(const HeuristicStore& store, const jagged_reduce::Problem& p,
+                               const Features& features, int device_arch) {
   const bool sum = p.op == jagged_reduce::Op::sum;
   const char* name = sum ? "jagged_sum" : "jagged_mean";
-  const Features features = jagged_reduce_call_features(p, max_len);
   static const uint32_t default_sum = default_config_index(find_kernel("jagged_sum"));
   static const uint32_t default_mean = default_config_index(find_kernel("jagged_mean"));
   const auto& space = jagged_reduce::config_space();
@@ -63,12 +67,10 @@ namespace {
 
 void run(const jagged_reduce::Problem& p, int64_t max_len, cudaStream_t stream) {
   // Host checks first: a bad call fails the same way with or without a GPU.
-  jagged_reduce::validate(p);
-  dispatch::feature_max_len(p.op == jagged_reduce::Op::sum ? "jagged_sum" : "jagged_mean", max_len,
-                            p.B, p.nnz);
+  const Features features = dispatch::jagged_reduce_call_features(p, max_len);
   const int device = dispatch::current_device();
   const dispatch::Selection s = dispatch::select_jagged_reduce(
-      *dispatch::current_store(), p, max_len, dispatch::device_arch(device));
+      *dispatch::current_store(), p, features, dispatch::device_arch(device));
   const jagged_reduce::Config& c = jagged_reduce::config_space()[s.config];
   jagged_reduce::launch(
       c, p, dispatch::workspace_for(device, stream, jagged_reduce::workspace_bytes(c, p)), stream);

@@ -21,11 +21,23 @@ Selection select_jagged_dense_add(const HeuristicStore& store, const jagged_dens
 Selection select_causal_trailing_mean(const HeuristicStore& store,
                                       const causal_trailing_mean::Problem& p, int device_arch);
 
+// The same for a problem already validated, with the features *_call_features gave for it. The
+// entry points validate before their first CUDA call (so a bad call fails the same way with or
+// without a GPU) and then choose with these, so no call is validated twice.
+Selection select_jagged_reduce(const HeuristicStore& store, const jagged_reduce::Problem& p,
+                               const Features& features, int device_arch);
+Selection select_jagged_dense_add(const HeuristicStore& store, const jagged_dense_add::Problem& p,
+                                  const Features& features, int device_arch);
+Selection select_causal_trailing_mean(const HeuristicStore& store,
+                                      const causal_trailing_mean::Problem& p,
+                                      const Features& features, int device_arch);
+
 // The features the entry points compute for one call (after validating it, which throws
 // InvalidArgument naming the problem): the caller's max_len, or the mean row length rounded up.
 // `explain` uses them for a call given by its exact sizes.
 Features jagged_reduce_call_features(const jagged_reduce::Problem& p, int64_t max_len);
 Features jagged_dense_add_call_features(const jagged_dense_add::Problem& p);
+Features causal_trailing_mean_call_features(const causal_trailing_mean::Problem& p);
 
 // The longest row for the features: max_len when known, else the mean row length rounded up.
 // Throws InvalidArgument when max_len is neither -1 nor in [ceil(nnz / B), nnz] (the longest row
