@@ -1,4 +1,5 @@
-// Registry adapter for jagged_sum / jagged_mean: shape specs, workloads and test shapes.
+// Registry adapter for jagged_sum / jagged_mean: shape specs and workloads (the test shapes are
+// jagged_reduce_inputs.cpp's).
 // Shape spec: the jagged fields of JaggedShape plus "M", and for jagged_mean "fc": "full" | "random".
 #include "kernels/jagged_reduce/jagged_reduce_kernel.h"
 
@@ -10,6 +11,7 @@
 #include "kernels/common/shape_spec.h"
 #include "kernels/common/workload_base.h"
 #include "kernels/jagged_reduce/jagged_reduce.h"
+#include "kernels/jagged_reduce/jagged_reduce_inputs.h"
 #include "source_hashes.h"
 
 namespace aotune {
@@ -121,56 +123,6 @@ std::unique_ptr<Workload> make_reduce_workload(Op op, const nlohmann::json& spec
   return std::make_unique<ReduceWorkload>(std::move(info), p, std::move(inputs), std::move(ref.out), std::move(ref.scale));
 }
 
-std::vector<nlohmann::json> reduce_test_shapes(Op op) {
-  const std::vector<nlohmann::json> base = {
-      {{"B", 0}, {"M", 16}, {"len", 4}},
-      {{"B", 1}, {"M", 8}, {"len", 0}, {"dist", "fixed"}},
-      {{"B", 300}, {"M", 64}, {"len", 20}, {"dist", "many_empty"}},
-      {{"B", 64}, {"M", 32}, {"len", 2000}, {"dist", "one_huge"}},
-      {{"B", 500}, {"M", 128}, {"len", 50}, {"dist", "powerlaw"}},
-      {{"B", 1000}, {"M", 1}, {"len", 30}},
-      {{"B", 200}, {"M", 7}, {"len", 40}, {"dist", "tritonbench"}},
-      {{"B", 100}, {"M", 6}, {"len", 33}},
-      {{"B", 90}, {"M", 64}, {"len", 25}, {"misalign", 1}},
-      {{"B", 70}, {"M", 48}, {"len", 25}, {"misalign", 2}},
-      {{"B", 16}, {"M", 1024}, {"len", 100}},
-      {{"B", 3}, {"M", 2000}, {"len", 5000}, {"dist", "fixed"}},
-      // nnz_split ownership: rows over several chunks with empty rows between and at the end.
-      {{"B", 40}, {"M", 256}, {"len", 300}, {"dist", "many_empty"}},
-      // nnz_split with one row group (M / VEC >= 256 lanes): short rows inside a chunk written
-      // directly by their thread, beside a huge row spread over chunks; M = 520 leaves idle lanes.
-      {{"B", 3000}, {"M", 256}, {"len", 4}, {"dist", "one_huge"}},
-      {{"B", 1500}, {"M", 520}, {"len", 6}, {"dist", "powerlaw"}},
-      // group_row with 8-32 slots (M of at most 4 lanes): rows longer than the 4 x 32 elements a
-      // warp loads per step, and shorter than one step.
-      {{"B", 400}, {"M", 4}, {"len", 300}, {"dist", "powerlaw"}},
-      // flat_scan (M x element size divides 16 bytes; blocks of 512-16384 entries): rows cut at
-      // thread and block edges, empty rows there, a row over tens of blocks, M = 8 (16-bit only).
-      {{"B", 3000}, {"M", 1}, {"len", 6}, {"dist", "many_empty"}},
-      {{"B", 300}, {"M", 2}, {"len", 200}, {"dist", "one_huge"}},
-      {{"B", 5}, {"M", 4}, {"len", 9001}, {"dist", "fixed"}},
-      {{"B", 700}, {"M", 8}, {"len", 40}, {"dist", "powerlaw"}},
-      // flat_row with groups of 2-16 warps: rows of thousands of entries off a 16-byte boundary,
-      // empty rows, and a last block with part of its groups past B.
-      {{"B", 41}, {"M", 1}, {"len", 3000}, {"dist", "many_empty"}},
-  };
-  std::vector<nlohmann::json> shapes;
-  uint64_t seed = 11;
-  for (const auto& b : base) {
-    for (const char* dtype : {"f32", "bf16", "f16"}) {
-      for (const char* index : {"i32", "i64"}) {
-        nlohmann::json s = b;
-        s["dtype"] = dtype;
-        s["index"] = index;
-        s["seed"] = seed++;
-        shapes.push_back(s);
-      }
-    }
-  }
-  (void)op;
-  return shapes;
-}
-
 class JaggedReduceKernel final : public TunableKernel {
  public:
   explicit JaggedReduceKernel(Op op) : op_(op) {}
@@ -187,7 +139,7 @@ class JaggedReduceKernel final : public TunableKernel {
   std::unique_ptr<Workload> make_workload(const nlohmann::json& shape) const override {
     return make_reduce_workload(op_, shape);
   }
-  std::vector<nlohmann::json> test_shapes() const override { return reduce_test_shapes(op_); }
+  std::vector<nlohmann::json> test_shapes() const override { return jagged_reduce::test_shapes(); }
 
  private:
   Op op_;

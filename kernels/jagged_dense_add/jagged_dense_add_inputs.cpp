@@ -1,0 +1,40 @@
+#include "kernels/jagged_dense_add/jagged_dense_add_inputs.h"
+
+#include <cstdint>
+
+namespace aotune::jagged_dense_add {
+
+std::vector<nlohmann::json> test_shapes() {
+  const std::vector<nlohmann::json> base = {
+      {{"B", 0}, {"N", 16}, {"len", 4}},                    // nothing to launch
+      {{"B", 1}, {"N", 8}, {"len", 0}, {"dist", "fixed"}},  // one empty row: out = y
+      {{"B", 300}, {"N", 256}, {"len", 20}, {"dist", "many_empty"}},
+      {{"B", 64}, {"N", 4096}, {"len", 300}, {"dist", "one_huge"}},
+      {{"B", 500}, {"N", 512}, {"len", 50}, {"dist", "powerlaw"}},
+      {{"B", 1000}, {"N", 1}, {"len", 1}},                            // N = 1: vec 1 only
+      {{"B", 200}, {"N", 77}, {"len", 40}, {"dist", "tritonbench"}},  // N odd
+      {{"B", 100}, {"N", 6}, {"len", 3}},                             // N % 4 != 0
+      {{"B", 150}, {"N", 12}, {"len", 6}},                            // N % 8 != 0
+      {{"B", 90}, {"N", 128}, {"len", 60}, {"misalign", 1}},          // vec 1 only
+      {{"B", 70}, {"N", 96}, {"len", 50}, {"misalign", 2}},           // vec <= 2
+      {{"B", 50}, {"N", 64}, {"len", 64}, {"dist", "fixed"}},         // rows exactly N long
+      {{"B", 4}, {"N", 16384}, {"len", 8000}},                        // wide rows, few of them
+      {{"B", 5000}, {"N", 32}, {"len", 16}},                          // many short rows
+  };
+  std::vector<nlohmann::json> shapes;
+  uint64_t seed = 101;
+  for (const auto& b : base) {
+    for (const char* dtype : {"f32", "bf16", "f16"}) {
+      for (const char* index : {"i32", "i64"}) {
+        nlohmann::json s = b;
+        s["dtype"] = dtype;
+        s["index"] = index;
+        s["seed"] = seed++;
+        shapes.push_back(s);
+      }
+    }
+  }
+  return shapes;
+}
+
+}  // namespace aotune::jagged_dense_add
