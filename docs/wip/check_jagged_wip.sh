@@ -1,0 +1,70 @@
+#!/bin/bash
+# Device job for the jagged_sum / jagged_mean patches waiting in docs/wip, applied in order on the
+# tree sent: docs/wip/one_block.patch (one_block: tiny problems in one memory round trip), then
+# docs/wip/flat_split.patch (flat_split: narrow rows, long rows split over blocks, one launch).
+#   git apply docs/wip/one_block.patch && git apply docs/wip/flat_split.patch
+#   mkdir -p out/ab-base && git archive HEAD | tar -x -C out/ab-base     # the base: main, unpatched
+# Two calls, each [DEADLINE=<seconds, default 570>] STEP=<step> bash docs/wip/check_jagged_wip.sh:
+#   STEP=test  build, the jagged GPU tests (every config against float64 on every test shape, the
+#              flat_scan/flat_split test over many blocks with its repeated launches and zero-scratch
+#              check, the dispatch and C ABI calls), memcheck and racecheck of the jagged EveryConfig
+#              tests at a stride, and memcheck / racecheck / synccheck of flat_split launched
+#              through `aot-runner run` on a masked and a live one_huge shape (two launches each: the
+#              second reads the workspace the first left).
+#   STEP=ab    where a machine from the test call is still warm its build is reused; an A/B per
+#              kernel against out/ab-base (carry it) on docs/wip/ab_one_block_<k>.json and
+#              docs/wip/ab_flat_split_<k>.json (the committed databases' narrow skewed shapes). The
+#              base is built whole, not with ab_kernels.sh --objects: one_block.patch also changes
+#              heuristics/row_bound.h, which --objects refuses.
+# $OUT gets check.log, ab_<grid>.txt, and ctest.log / <tool>.log only when they failed.
+# Shipping needs both jagged databases re-swept (KERNELS='jagged_mean jagged_sum' bash
+# docs/wip/ship_jagged_resweep.sh, two calls), then emit and verify.
+set -u; export PATH=$PATH:/usr/local/cuda/bin
+T0=$SECONDS; R=/tmp/jagged_wip; mkdir -p $R; b=$(pwd)/build-gpu; DEADLINE=${DEADLINE:-570}; STEP=${STEP:-test}
+el() { echo "[$((SECONDS-T0)) s] $*" | tee -a $R/log; cp $R/log $OUT/check.log; }
+left() { echo $((DEADLINE - (SECONDS-T0))); }
+grep -q "one_block" kernels/jagged_reduce/jagged_reduce.h || { el "one_block.patch is not applied on this tree"; exit 1; }
+grep -q "flat_split" kernels/jagged_reduce/jagged_reduce.h || { el "flat_split.patch is not applied on this tree"; exit 1; }
+cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > $R/cfg.log 2>&1 \
+  && cmake --build $b -j16 --target aot-runner aotune_tests > $R/build.log 2>&1 || { tail -30 $R/cfg.log $R/build.log; exit 1; }
+el "build ($STEP)"
+if [ "$STEP" = test ]; then
+  filter="JaggedReduce|FlatScan|OneBlock|AllKernels/EveryConfig.*jagged_(sum|mean)|DispatchGpu|CApi|RowBound"
+  (cd $b && timeout 200 ctest -R "$filter" --timeout 180 --output-on-failure > $R/ctest.log 2>&1)
+  el "ctest rc=$? $(grep -E 'tests passed|tests failed' $R/ctest.log)"
+  grep -q '100% tests passed' $R/ctest.log || cp $R/ctest.log $OUT/
+  # flat_split alone under each tool: a masked and a live one_huge shape of the committed jagged_mean
+  # database (B=4096: M=1 bf16, whose huge row has fc = 0, and M=4 f32, whose huge row is live,
+  # here with int32 offsets), and a jagged_sum power law.
+  shapes=("jagged_mean B=4096,M=1,len=256,dist=one_huge,dtype=bf16,seed=280450629"
+          "jagged_mean B=4096,M=4,len=256,dist=one_huge,dtype=f32,index=i32,seed=1261181507"
+          "jagged_sum B=2000,M=2,len=300,dist=powerlaw,dtype=bf16,seed=9")
+  for tool in memcheck racecheck synccheck; do
+    l=$(( $(left) - 200 )); [ $l -lt 20 ] && { el "no time for flat_split under $tool"; continue; }
+    rc=0
+    for s in "${shapes[@]}"; do
+      set -- $s
+      timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 $b/aot-runner run --kernel $1 --shape $2 \
+        --config flat_split.t256.s8 --warmup 1 --min-reps 1 --max-reps 1 >> $R/split_$tool.log 2>&1 || rc=$?
+    done
+    el "flat_split $tool rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $R/split_$tool.log | sort | uniq -c | tr '\n' ' ')"
+    [ $rc = 0 ] || cp $R/split_$tool.log $OUT/
+  done
+  for tool in memcheck racecheck; do
+    l=$(( $(left) - 20 )); [ $l -lt 30 ] && { el "no time for $tool"; continue; }
+    [ $l -gt 120 ] && l=120
+    AOTUNE_GPU_TEST_STRIDE=7 timeout $l compute-sanitizer --tool $tool --error-exitcode 9 $b/tests/aotune_tests \
+      --gtest_filter="*EveryConfig*/jagged_sum:*EveryConfig*/jagged_mean" > $R/$tool.log 2>&1
+    rc=$?; el "$tool rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' $R/$tool.log | tr '\n' ' ')"
+    [ $rc = 0 ] || cp $R/$tool.log $OUT/
+  done
+else
+  [ -d out/ab-base/kernels ] || { el "out/ab-base is missing (carry it)"; exit 1; }
+  for g in flat_split_jagged_mean flat_split_jagged_sum one_block_jagged_mean one_block_jagged_sum; do
+    l=$(( $(left) - 5 )); [ $l -lt 60 ] && { el "no time for the $g A/B"; continue; }
+    CUDA_ARCHS=90 BUILD_DIR=$b BASE_BUILD_DIR=$R/base-build timeout $l scripts/ab_kernels.sh --base-dir out/ab-base \
+      --grid docs/wip/ab_$g.json --out $R/ab_$g > $OUT/ab_$g.txt 2>&1
+    el "ab $g rc=$? (1: a cell failed its check or crashed, listed in ab_$g.txt)"
+  done
+fi
+el done
