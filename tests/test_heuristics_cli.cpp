@@ -315,6 +315,41 @@ TEST(CliExplain, RejectsGridKeysAndBadSizesInTheCallForm) {
   EXPECT_NE(out.find("no such form"), std::string::npos) << out;
 }
 
+// Without nnz or len a jagged shape has no row lengths: the message names both forms.
+TEST(CliExplain, NamesBothFormsWhenAJaggedShapeHasNoRowLengths) {
+  for (const char* shape : {"jagged_sum --shape 'B=4,M=8'", "jagged_dense_add --shape 'B=4,N=16'"}) {
+    int code = -1;
+    const std::string out = aot_runner(fmt::format("explain --kernel {} --arch sm90 2>&1", shape), &code);
+    EXPECT_EQ(code, 2) << out;
+    EXPECT_NE(out.find("gives no row lengths"), std::string::npos) << out;
+    EXPECT_NE(out.find("nnz=<elements>"), std::string::npos) << out;
+    EXPECT_NE(out.find("len=<mean row length>"), std::string::npos) << out;
+  }
+}
+
+// The text lists the forest's candidates up to the pick and at least ten, then how many more
+// --json has: a forest ranks every config, 58-78 lines of them.
+TEST(CliExplain, TextListsTheCandidatesUpToThePickAndCountsTheRest) {
+  const std::string shape = "--kernel causal_trailing_mean --shape 'B=64,D=512,T=2048,cf=100,dtype=bf16' --arch sm90";
+  int code = -1;
+  const auto j = nlohmann::json::parse(aot_runner("explain " + shape + " --json", &code));
+  ASSERT_EQ(code, 0);
+  const std::size_t total = j["leaf_candidates"].size();
+  const auto rank = j["config"]["rank"].get<std::size_t>();
+  ASSERT_GT(total, 10u);
+  const std::string text = aot_runner("explain " + shape, &code);
+  ASSERT_EQ(code, 0) << text;
+  std::size_t lines = 0;
+  for (std::size_t at = text.find("  candidate "); at != std::string::npos; at = text.find("  candidate ", at + 1)) ++lines;
+  const std::size_t shown = std::max<std::size_t>(10, rank + 1);
+  EXPECT_EQ(lines, std::min(total, shown)) << text;
+  if (shown < total) {
+    EXPECT_NE(text.find(fmt::format("... {} more candidates (--json lists them all)", total - shown)), std::string::npos)
+        << text;
+  }
+  EXPECT_NE(text.find("config " + j["config"]["id"].get<std::string>()), std::string::npos) << text;
+}
+
 TEST(CliExplain, WithoutAGpuRequiresArch) {
   if (cuda_device_available()) GTEST_SKIP() << "a GPU is present: explain takes its architecture";
   int code = -1;

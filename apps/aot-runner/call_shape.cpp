@@ -109,6 +109,10 @@ ProblemInfo jagged_dense_add_call(const nlohmann::json& spec) {
 
 bool is_call_shape(const nlohmann::json& spec) { return spec.is_object() && spec.contains("nnz"); }
 
+bool has_call_form(const TunableKernel& kernel) {
+  return kernel.name() == "jagged_sum" || kernel.name() == "jagged_mean" || kernel.name() == "jagged_dense_add";
+}
+
 ProblemInfo call_problem_info(const TunableKernel& kernel, const nlohmann::json& spec) {
   const std::string name(kernel.name());
   if (name == "jagged_sum" || name == "jagged_mean") return jagged_reduce_call(name, spec);

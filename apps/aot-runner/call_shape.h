@@ -12,6 +12,10 @@ namespace aotune::cli {
 // Whether `spec` is in the call form (it has "nnz").
 bool is_call_shape(const nlohmann::json& spec);
 
+// Whether `kernel` takes the call form besides its grid shape (the jagged kernels, whose grid
+// shape gives a mean row length `len` where a call gives `nnz`).
+bool has_call_form(const TunableKernel& kernel);
+
 // The call's ProblemInfo, as the aotune::ops entry point of `kernel` sees it: features from the
 // same features() (max_len -1 or absent: the mean row length rounded up, as dispatch does) and
 // each config's legality for 256-byte-aligned buffers (what cudaMalloc returns). Keys:

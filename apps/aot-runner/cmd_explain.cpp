@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "aotune/arch_fallback.h"
@@ -19,6 +20,9 @@
 namespace aotune::cli {
 
 namespace {
+
+// Candidates the text output lists at least (always every one up to the pick).
+constexpr std::size_t kExplainCandidatesShown = 10;
 
 struct ExplainArgs {
   std::string kernel;
@@ -48,6 +52,13 @@ void register_explain(CLI::App& app) {
   cmd->callback([args] {
     const TunableKernel& kernel = find_kernel(args->kernel);
     const nlohmann::json spec = parse_shape_pairs(args->shape);
+    // Neither form's size key: name both forms, not only the grid shape's missing `len`.
+    if (has_call_form(kernel) && spec.is_object() && !spec.contains("nnz") && !spec.contains("len")) {
+      throw InvalidArgument(std::string(kernel.name()) + ": --shape '" + args->shape +
+                            "' gives no row lengths: add nnz=<elements> (one call's exact sizes, with "
+                            "max_len=<longest row> if the call passes it) or len=<mean row length> (a grid "
+                            "shape, with dist, cap, seed)");
+    }
     const ProblemInfo info = is_call_shape(spec) ? call_problem_info(kernel, spec) : kernel.describe(spec);
     int arch = 0;
     if (!args->arch.empty()) {
@@ -79,12 +90,19 @@ void register_explain(CLI::App& app) {
                    s.went_left ? "<" : ">=", s.threshold, s.went_left ? "left" : "right");
       }
     }
-    for (const auto& c : e.leaf_candidates) {
+    // A forest ranks every config (58-78 of them): the text shows the ones tried up to the pick
+    // and a few after it, --json all of them.
+    const std::size_t shown = std::min(e.leaf_candidates.size(),
+                                       std::max<std::size_t>(kExplainCandidatesShown, static_cast<std::size_t>(e.rank) + 1));
+    for (std::size_t i = 0; i < shown; ++i) {
+      const auto& c = e.leaf_candidates[i];
       const std::string predicted =
           forest ? fmt::format(" predicted {:.3f}x the best", c.predicted_slowdown) : std::string();
       fmt::print("  candidate {}{}{}\n", c.id, predicted,
                  c.legal ? (c.reason.empty() ? "" : " (" + c.reason + ")") : " (illegal: " + c.reason + ")");
     }
+    if (shown < e.leaf_candidates.size())
+      fmt::print("  ... {} more candidates (--json lists them all)\n", e.leaf_candidates.size() - shown);
     fmt::print("config {} ({}, rank {})\n", e.config_id, heuristics::to_string(e.source), e.rank);
   });
 }
