@@ -125,4 +125,21 @@ std::vector<std::byte> encode_index(const std::vector<int64_t>& values, IndexTyp
   return out;
 }
 
+std::vector<nlohmann::json> in_every_dtype_and_index(const std::vector<nlohmann::json>& base, uint64_t first_seed) {
+  std::vector<nlohmann::json> shapes;
+  uint64_t seed = first_seed;
+  for (const auto& b : base) {
+    for (const char* dtype : {"f32", "bf16", "f16"}) {
+      for (const char* index : {"i32", "i64"}) {
+        nlohmann::json s = b;
+        s["dtype"] = dtype;
+        s["index"] = index;
+        s["seed"] = seed++;
+        shapes.push_back(s);
+      }
+    }
+  }
+  return shapes;
+}
+
 }  // namespace aotune

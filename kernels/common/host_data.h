@@ -8,6 +8,8 @@
 #include <random>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "kernels/common/dtype.h"
 
 namespace aotune {
@@ -32,5 +34,9 @@ std::vector<double> decode(const std::vector<std::byte>& bytes, DType dtype);
 
 // Offsets as bytes of the index type.
 std::vector<std::byte> encode_index(const std::vector<int64_t>& values, IndexType type);
+
+// The jagged kernels' test shapes (<k>_inputs.cpp): each of `base` in f32, bf16 and f16, each
+// with int32 and int64 offsets, seeded first_seed, first_seed + 1, ... in that order.
+std::vector<nlohmann::json> in_every_dtype_and_index(const std::vector<nlohmann::json>& base, uint64_t first_seed);
 
 }  // namespace aotune

@@ -1,6 +1,6 @@
 #include "kernels/jagged_dense_add/jagged_dense_add_inputs.h"
 
-#include <cstdint>
+#include "kernels/common/host_data.h"
 
 namespace aotune::jagged_dense_add {
 
@@ -21,20 +21,7 @@ std::vector<nlohmann::json> test_shapes() {
       {{"B", 4}, {"N", 16384}, {"len", 8000}},                        // wide rows, few of them
       {{"B", 5000}, {"N", 32}, {"len", 16}},                          // many short rows
   };
-  std::vector<nlohmann::json> shapes;
-  uint64_t seed = 101;
-  for (const auto& b : base) {
-    for (const char* dtype : {"f32", "bf16", "f16"}) {
-      for (const char* index : {"i32", "i64"}) {
-        nlohmann::json s = b;
-        s["dtype"] = dtype;
-        s["index"] = index;
-        s["seed"] = seed++;
-        shapes.push_back(s);
-      }
-    }
-  }
-  return shapes;
+  return in_every_dtype_and_index(base, 101);
 }
 
 }  // namespace aotune::jagged_dense_add

@@ -1,6 +1,6 @@
 #include "kernels/jagged_reduce/jagged_reduce_inputs.h"
 
-#include <cstdint>
+#include "kernels/common/host_data.h"
 
 namespace aotune::jagged_reduce {
 
@@ -37,20 +37,7 @@ std::vector<nlohmann::json> test_shapes() {
       // empty rows, and a last block with part of its groups past B.
       {{"B", 41}, {"M", 1}, {"len", 3000}, {"dist", "many_empty"}},
   };
-  std::vector<nlohmann::json> shapes;
-  uint64_t seed = 11;
-  for (const auto& b : base) {
-    for (const char* dtype : {"f32", "bf16", "f16"}) {
-      for (const char* index : {"i32", "i64"}) {
-        nlohmann::json s = b;
-        s["dtype"] = dtype;
-        s["index"] = index;
-        s["seed"] = seed++;
-        shapes.push_back(s);
-      }
-    }
-  }
-  return shapes;
+  return in_every_dtype_and_index(base, 11);
 }
 
 }  // namespace aotune::jagged_reduce
