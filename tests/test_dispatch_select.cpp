@@ -81,6 +81,32 @@ TEST(DispatchSelect, UsesTheTreeOfTheDevicesArchitecture) {
   EXPECT_EQ(id_of(select_jagged_reduce(store, sum_problem(256), 20, 90)), "block_row.t256.v8");
 }
 
+// jagged_mean without feature counts does jagged_sum's work, so jagged_sum's heuristic chooses for
+// it; with feature counts, jagged_mean's own. Here the two heuristics disagree on every shape.
+TEST(DispatchSelect, AJaggedMeanWithoutFeatureCountsTakesJaggedSumsHeuristic) {
+  int32_t m = 0;
+  KernelHeuristic sum = sum_heuristic(&m);
+  sum.nodes = {{-1, 0, 1, 0.0}};  // one leaf: block_row.t256.v1
+  sum.leaf_configs = {3};
+  resolve_and_check(sum, find_kernel("jagged_sum"));
+  KernelHeuristic mean = sum_heuristic(&m);
+  mean.kernel = "jagged_mean";
+  mean.features = heuristics::current_feature_names(find_kernel("jagged_mean"));
+  mean.nodes = {{-1, 0, 1, 0.0}};  // one leaf: group_row.t128.v1.s1
+  mean.leaf_configs = {1};
+  resolve_and_check(mean, find_kernel("jagged_mean"));
+  const HeuristicStore store({sum, mean});
+  jagged_reduce::Problem p = sum_problem(256);
+  p.op = jagged_reduce::Op::mean;
+  EXPECT_EQ(id_of(select_jagged_reduce(store, p, 20, 90)), "block_row.t256.v1");  // no feature counts
+  p.feature_counts = reinterpret_cast<const void*>(std::uintptr_t{32768});
+  EXPECT_EQ(id_of(select_jagged_reduce(store, p, 20, 90)), "group_row.t128.v1.s1");
+  EXPECT_EQ(id_of(select_jagged_reduce(store, sum_problem(256), 20, 90)), "block_row.t256.v1");
+  EXPECT_STREQ(jagged_reduce_heuristic(jagged_reduce::Op::mean, false), "jagged_sum");
+  EXPECT_STREQ(jagged_reduce_heuristic(jagged_reduce::Op::mean, true), "jagged_mean");
+  EXPECT_STREQ(jagged_reduce_heuristic(jagged_reduce::Op::sum, false), "jagged_sum");
+}
+
 TEST(DispatchSelect, ANewerDeviceUsesTheNearestOlderTunedArchitecture) {
   const HeuristicStore store = sm90_store();
   EXPECT_EQ(select_jagged_reduce(store, sum_problem(32), 20, 120).arch_used, 90);

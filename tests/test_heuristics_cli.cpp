@@ -295,6 +295,36 @@ TEST(CliExplain, TakesAJaggedCallsExactSizes) {
   EXPECT_EQ(even["features"]["max_len"], 11.0);
 }
 
+// A jagged_mean call without feature counts (fc=none) is explained with jagged_sum's heuristic,
+// as the dispatch library chooses for it: the same config as jagged_sum's for the same sizes.
+TEST(CliExplain, AJaggedMeanCallWithoutFeatureCountsUsesJaggedSumsHeuristic) {
+  const std::string sizes = "B=4096,M=4,nnz=1049175,max_len=943718";
+  int code = -1;
+  const auto none = nlohmann::json::parse(
+      aot_runner("explain --kernel jagged_mean --shape '" + sizes + ",fc=none' --arch sm90 --json", &code));
+  ASSERT_EQ(code, 0);
+  const auto sum = nlohmann::json::parse(
+      aot_runner("explain --kernel jagged_sum --shape '" + sizes + "' --arch sm90 --json", &code));
+  ASSERT_EQ(code, 0);
+  const auto given = nlohmann::json::parse(
+      aot_runner("explain --kernel jagged_mean --shape '" + sizes + "' --arch sm90 --json", &code));
+  ASSERT_EQ(code, 0);
+  EXPECT_EQ(none["kernel"], "jagged_mean");
+  EXPECT_EQ(none["heuristic_kernel"], "jagged_sum");
+  EXPECT_EQ(none["shape"]["fc"], "none");
+  EXPECT_EQ(none["config"]["id"], sum["config"]["id"]);
+  EXPECT_EQ(none["leaf_candidates"], sum["leaf_candidates"]);
+  EXPECT_EQ(given["heuristic_kernel"], "jagged_mean");
+  EXPECT_EQ(given["shape"]["fc"], "given");
+  const std::string text =
+      aot_runner("explain --kernel jagged_mean --shape '" + sizes + ",fc=none' --arch sm90", &code);
+  EXPECT_NE(text.find("jagged_mean without feature counts does jagged_sum's work"), std::string::npos) << text;
+  const std::string bad =
+      aot_runner("explain --kernel jagged_mean --shape '" + sizes + ",fc=maybe' --arch sm90 2>&1", &code);
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(bad.find("fc=maybe"), std::string::npos) << bad;
+}
+
 TEST(CliExplain, RejectsGridKeysAndBadSizesInTheCallForm) {
   int code = -1;
   std::string out = aot_runner(

@@ -60,8 +60,22 @@ std::vector<Legality> legality_of(const std::vector<Config>& space, const Proble
   return out;
 }
 
+// jagged_mean's call form says whether the call passes feature counts: fc=given (the default) or
+// fc=none (a null pointer: every column of every row, jagged_sum's work).
+bool passes_feature_counts(const std::string& kernel, const nlohmann::json& spec) {
+  const std::string fc = text_key(spec, "fc", "given");
+  if (fc != "given" && fc != "none") {
+    throw InvalidArgument(kernel + ": fc=" + fc + " in the call form must be \"given\" (the call passes feature counts) or \"none\"");
+  }
+  return fc == "given";
+}
+
 ProblemInfo jagged_reduce_call(const std::string& name, const nlohmann::json& spec) {
-  check_keys(name, spec, {"B", "M", "nnz", "max_len", "dtype", "index"});
+  if (name == "jagged_sum") {
+    check_keys(name, spec, {"B", "M", "nnz", "max_len", "dtype", "index"});
+  } else {
+    check_keys(name, spec, {"B", "M", "nnz", "max_len", "dtype", "index", "fc"});
+  }
   jagged_reduce::Problem p;
   p.op = name == "jagged_sum" ? jagged_reduce::Op::sum : jagged_reduce::Op::mean;
   p.B = int_key(name, spec, "B", std::nullopt);
@@ -72,11 +86,12 @@ ProblemInfo jagged_reduce_call(const std::string& name, const nlohmann::json& sp
   p.values = fake_buffer(0);
   p.offsets = fake_buffer(1);
   p.out = const_cast<void*>(fake_buffer(2));
-  if (p.op == jagged_reduce::Op::mean) p.feature_counts = fake_buffer(3);
+  if (p.op == jagged_reduce::Op::mean && passes_feature_counts(name, spec)) p.feature_counts = fake_buffer(3);
   ProblemInfo info;
   info.features = dispatch::jagged_reduce_call_features(p, int_key(name, spec, "max_len", -1));
   info.shape = {{"B", p.B}, {"M", p.M}, {"nnz", p.nnz}, {"max_len", longest_row(info.features)},
                 {"dtype", std::string(to_string(p.dtype))}, {"index", std::string(to_string(p.index))}};
+  if (p.op == jagged_reduce::Op::mean) info.shape["fc"] = p.feature_counts != nullptr ? "given" : "none";
   info.legality = legality_of(jagged_reduce::config_space(), p,
                               [](const auto& c, const auto& q) { return jagged_reduce::supports(c, q); });
   return info;
@@ -108,6 +123,12 @@ ProblemInfo jagged_dense_add_call(const nlohmann::json& spec) {
 }  // namespace
 
 bool is_call_shape(const nlohmann::json& spec) { return spec.is_object() && spec.contains("nnz"); }
+
+std::string heuristic_kernel(const TunableKernel& kernel, const nlohmann::json& spec) {
+  const std::string name(kernel.name());
+  if (name != "jagged_mean" || !is_call_shape(spec)) return name;
+  return dispatch::jagged_reduce_heuristic(jagged_reduce::Op::mean, passes_feature_counts(name, spec));
+}
 
 bool has_call_form(const TunableKernel& kernel) {
   return kernel.name() == "jagged_sum" || kernel.name() == "jagged_mean" || kernel.name() == "jagged_dense_add";

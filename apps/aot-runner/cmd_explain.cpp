@@ -69,13 +69,19 @@ void register_explain(CLI::App& app) {
       throw InvalidArgument(
           "no GPU found to take the architecture from: pass --arch, e.g. --arch sm90");
     }
-    const dispatch::Explanation e =
-        dispatch::explain(*dispatch::current_store(), kernel, info, arch);
+    // The heuristic the dispatch library asks (a jagged_mean call without feature counts takes
+    // jagged_sum's); the same config space, row bound and default, so the walk is that kernel's.
+    const std::string chooser = heuristic_kernel(kernel, spec);
+    dispatch::Explanation e = dispatch::explain(*dispatch::current_store(), find_kernel(chooser), info, arch);
+    e.kernel = std::string(kernel.name());
     const nlohmann::ordered_json j = dispatch::to_json(e, info.shape);
     if (args->json) {
       fmt::print("{}\n", j.dump(2));
       return;
     }
+    if (e.heuristic_kernel != e.kernel)
+      fmt::print("{} without feature counts does {}'s work: {}'s heuristic chooses\n", e.kernel, e.heuristic_kernel,
+                 e.heuristic_kernel);
     fmt::print("{} on {}: fallback chain {} -> uses {}\n", e.kernel, arch_name(arch),
                j["fallback_chain"].dump(),
                e.arch_used ? arch_name(e.arch_used) + " (" + e.heuristic_source + ")"

@@ -35,6 +35,7 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
                     const ProblemInfo& info, int arch) {
   Explanation e;
   e.kernel = std::string(kernel.name());
+  e.heuristic_kernel = e.kernel;
   e.arch_requested = arch;
   e.features = info.features;
   const std::vector<int> tuned = store.tuned_archs(kernel.name());
@@ -110,6 +111,7 @@ nlohmann::ordered_json to_json(const Explanation& e, const nlohmann::json& shape
   using ordered_json = nlohmann::ordered_json;
   ordered_json j;
   j["kernel"] = e.kernel;
+  j["heuristic_kernel"] = e.heuristic_kernel.empty() ? e.kernel : e.heuristic_kernel;
   j["shape"] = shape;
   j["arch_requested"] = arch_name(e.arch_requested);
   j["arch_used"] = e.arch_used ? ordered_json(arch_name(e.arch_used)) : ordered_json(nullptr);

@@ -1,5 +1,6 @@
 // aotune::ops::jagged_sum and aotune::ops::jagged_mean: validate, choose, launch.
 #include <string>
+#include <string_view>
 
 #include "aotune/device.h"
 #include "aotune/jagged_mean.h"
@@ -38,6 +39,10 @@ int64_t feature_max_len(std::string_view op, int64_t max_len, int64_t B, int64_t
   return mean_row;
 }
 
+const char* jagged_reduce_heuristic(jagged_reduce::Op op, bool has_feature_counts) {
+  return op == jagged_reduce::Op::sum || !has_feature_counts ? "jagged_sum" : "jagged_mean";
+}
+
 Features jagged_reduce_call_features(const jagged_reduce::Problem& p, int64_t max_len) {
   jagged_reduce::validate(p);
   const int64_t longest = feature_max_len(p.op == jagged_reduce::Op::sum ? "jagged_sum" : "jagged_mean",
@@ -52,8 +57,8 @@ Selection select_jagged_reduce(const HeuristicStore& store, const jagged_reduce:
 
 Selection select_jagged_reduce(const HeuristicStore& store, const jagged_reduce::Problem& p,
                                const Features& features, int device_arch) {
-  const bool sum = p.op == jagged_reduce::Op::sum;
-  const char* name = sum ? "jagged_sum" : "jagged_mean";
+  const char* name = jagged_reduce_heuristic(p.op, p.feature_counts != nullptr);
+  const bool sum = std::string_view(name) == "jagged_sum";
   static const uint32_t default_sum = default_config_index(find_kernel("jagged_sum"));
   static const uint32_t default_mean = default_config_index(find_kernel("jagged_mean"));
   const auto& space = jagged_reduce::config_space();

@@ -39,6 +39,14 @@ Features jagged_reduce_call_features(const jagged_reduce::Problem& p, int64_t ma
 Features jagged_dense_add_call_features(const jagged_dense_add::Problem& p);
 Features causal_trailing_mean_call_features(const causal_trailing_mean::Problem& p);
 
+// The kernel whose heuristic chooses for a jagged_sum / jagged_mean call. jagged_mean without
+// feature counts does jagged_sum's work (every column of every row, the same loads and adds; only
+// the stores scale by 1/len), so jagged_sum's heuristic, fitted on exactly those timings, chooses
+// for it. jagged_mean's own was fitted on random feature counts (masked columns skipped): on
+// jagged_sum's timings, grid points held out, it picks 1.052x the best against jagged_sum's
+// 1.043x, max 2.4-4.1x against 1.6-2.1x (docs/PERF.md, Session 40).
+const char* jagged_reduce_heuristic(jagged_reduce::Op op, bool has_feature_counts);
+
 // The longest row for the features: max_len when known, else the mean row length rounded up.
 // Throws InvalidArgument when max_len is neither -1 nor in [ceil(nnz / B), nnz] (the longest row
 // is at least the mean one), or when nnz > 0 elements are given B = 0 rows.

@@ -33,6 +33,9 @@ struct Candidate {
 
 struct Explanation {
   std::string kernel;
+  // The kernel whose heuristic chose: `kernel` itself, except where a call does another kernel's
+  // work (a jagged_mean call without feature counts takes jagged_sum's, dispatch's rule).
+  std::string heuristic_kernel;
   int arch_requested = 0;
   int arch_used = 0;  // 0: no heuristic applies, the default config runs
   std::vector<int> fallback_chain;
@@ -54,7 +57,7 @@ struct Explanation {
 Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
                     const ProblemInfo& info, int arch);
 
-// {"kernel", "shape", "arch_requested", "arch_used" (null: none), "fallback_chain",
+// {"kernel", "heuristic_kernel", "shape", "arch_requested", "arch_used" (null: none), "fallback_chain",
 // "heuristic_source",
 //  "features", "tree_path", "leaf_candidates", "config": {"index", "id", "source", "rank",
 //  "fields"}}; a forest's steps and leaves carry "tree", its candidates "predicted_slowdown".

@@ -14,7 +14,9 @@
 // In aotune::ops because aotune::<kernel> is the kernel's own namespace (configs, launch).
 namespace aotune::ops {
 
-// feature_counts uses index_type, like offsets. max_len as in jagged_sum.h (-1: unknown).
+// feature_counts uses index_type, like offsets. max_len as in jagged_sum.h (-1: unknown). Without
+// feature counts (null) the call does jagged_sum's work, and jagged_sum's heuristic picks its
+// config (fitted on those timings; jagged_mean's was fitted on masked columns).
 // Throws InvalidArgument before any CUDA call for bad sizes or pointers, CudaError when CUDA fails.
 void jagged_mean(const void* values, const void* offsets, const void* feature_counts, void* out,
                  int64_t B, int64_t M, int64_t nnz, int64_t max_len, DType dtype,
