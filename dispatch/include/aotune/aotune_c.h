@@ -36,7 +36,8 @@ aotune_status aotune_jagged_sum(const void* values, const void* offsets, void* o
                                 int64_t M, int64_t nnz, int64_t max_len, aotune_dtype dtype,
                                 aotune_index_type index_type, void* stream);
 
-/* Per-row means over each row's first feature_counts[b] columns (NULL: all M); 0 elsewhere. */
+/* Per-row means over each row's first feature_counts[b] columns (NULL: all M, and jagged_sum's
+   heuristic picks the config, as the work is jagged_sum's); 0 elsewhere. */
 aotune_status aotune_jagged_mean(const void* values, const void* offsets,
                                  const void* feature_counts, void* out, int64_t B, int64_t M,
                                  int64_t nnz, int64_t max_len, aotune_dtype dtype,
