@@ -29,10 +29,11 @@ cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=
   && cmake --build $b -j16 --target aot-runner aotune_tests > $R/build.log 2>&1 || { tail -30 $R/cfg.log $R/build.log; exit 1; }
 el "build ($STEP)"
 if [ "$STEP" = test ]; then
-  filter="JaggedReduce|FlatScan|OneBlock|AllKernels/EveryConfig.*jagged_(sum|mean)|DispatchGpu|CApi|RowBound"
-  (cd $b && timeout 200 ctest -R "$filter" --timeout 180 --output-on-failure > $R/ctest.log 2>&1)
+  # The whole suite but the slow CPU-only kernel-edit tests: every GPU test (the trailing mean's
+  # quiet rows too), and the one expected failure until the re-sweep (CliBench's committed database).
+  (cd $b && timeout 240 ctest -j8 -E "CliVerifyKernelEdit" --timeout 200 --output-on-failure > $R/ctest.log 2>&1)
   el "ctest rc=$? $(grep -E 'tests passed|tests failed' $R/ctest.log)"
-  grep -q '100% tests passed' $R/ctest.log || cp $R/ctest.log $OUT/
+  grep -q '100% tests passed' $R/ctest.log || { cp $R/ctest.log $OUT/; grep -A30 "tests failed out of" $R/ctest.log | tee -a $R/log; }
   # flat_split alone under each tool: a masked and a live one_huge shape of the committed jagged_mean
   # database (B=4096: M=1 bf16, whose huge row has fc = 0, and M=4 f32, whose huge row is live,
   # here with int32 offsets), and a jagged_sum power law.
