@@ -16,6 +16,8 @@
 #              docs/wip/ab_flat_split_<k>.json (the committed databases' narrow skewed shapes). The
 #              base is built whole, not with ab_kernels.sh --objects: one_block.patch also changes
 #              heuristics/row_bound.h, which --objects refuses.
+#   STEP=quick the jagged GPU tests, flat_split under the sanitizers, every config timed on the two
+#              flat_split grids (one build), EveryConfig memcheck with what time is left.
 # $OUT gets check.log, ab_<grid>.txt, and ctest.log / <tool>.log only when they failed.
 # Shipping needs both jagged databases re-swept (KERNELS='jagged_mean jagged_sum' bash
 # docs/wip/ship_jagged_resweep.sh, two calls), then emit and verify.
@@ -28,7 +30,44 @@ grep -q "flat_split" kernels/jagged_reduce/jagged_reduce.h || { el "flat_split.p
 cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > $R/cfg.log 2>&1 \
   && cmake --build $b -j16 --target aot-runner aotune_tests > $R/build.log 2>&1 || { tail -30 $R/cfg.log $R/build.log; exit 1; }
 el "build ($STEP)"
-if [ "$STEP" = test ]; then
+if [ "$STEP" = quick ]; then
+  # One call: the jagged GPU tests, flat_split under the sanitizers (one launch per shape), every
+  # config timed on the two flat_split grids (one build: flat_split against every other strategy,
+  # whose code the patches leave as it was), then EveryConfig memcheck at a stride.
+  (cd $b && timeout 200 ctest -j8 -R "Jagged|FlatScan|FlatSplit|EveryConfig.*jagged_(sum|mean)|DispatchGpu|RowBound" \
+     --timeout 180 --output-on-failure > $R/ctest.log 2>&1)
+  el "ctest rc=$? $(grep -E 'tests passed|tests failed' $R/ctest.log)"
+  grep -q '100% tests passed' $R/ctest.log || cp $R/ctest.log $OUT/
+  shapes=("jagged_mean B=4096,M=1,len=256,dist=one_huge,dtype=bf16,seed=280450629"
+          "jagged_mean B=4096,M=4,len=256,dist=one_huge,dtype=f32,index=i32,seed=1261181507"
+          "jagged_sum B=2000,M=2,len=300,dist=powerlaw,dtype=bf16,seed=9")
+  for tool in memcheck racecheck synccheck; do
+    rc=0
+    for s in "${shapes[@]}"; do
+      set -- $s
+      for cfg in flat_split.t256.s4 flat_split.t256.s32; do
+        timeout 20 compute-sanitizer --tool $tool --error-exitcode 9 $b/aot-runner run --kernel $1 --shape $2 \
+          --config $cfg --warmup 1 --min-reps 1 --max-reps 1 --calls 1 >> $R/split_$tool.log 2>&1 || rc=$?
+      done
+    done
+    el "flat_split $tool rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $R/split_$tool.log | sort | uniq -c | tr '\n' ' ')"
+  done
+  for k in jagged_mean jagged_sum; do
+    l=$(( ($(left) - 100) / 2 )); [ $k = jagged_sum ] && l=$(( $(left) - 100 ))
+    [ $l -lt 30 ] && { el "no time for the $k bench"; continue; }
+    timeout $((l + 30)) $b/aot-runner bench --grid docs/wip/ab_flat_split_$k.json --out-dir $R/bench_$k --force \
+      --budget-seconds $l --csv $R/bench_$k.csv > $R/bench_$k.log 2>&1
+    el "bench $k rc=$? $(grep -iE 'measured|stopp' $R/bench_$k.log | tail -2 | tr '\n' ' ')"
+    cp $R/bench_$k/sm90/$k.json $OUT/bench_$k.json 2>/dev/null
+  done
+  l=$(( $(left) - 10 ))
+  if [ $l -gt 40 ]; then
+    AOTUNE_GPU_TEST_STRIDE=7 timeout $l compute-sanitizer --tool memcheck --error-exitcode 9 $b/tests/aotune_tests \
+      --gtest_filter="*EveryConfig*/jagged_sum:*EveryConfig*/jagged_mean" > $R/memcheck.log 2>&1
+    el "memcheck rc=$? $(grep -E 'ERROR SUMMARY|PASSED|FAILED' $R/memcheck.log | tr '\n' ' ')"
+  fi
+  tar czf $OUT/logs.tgz -C $R --exclude='bench_*/*' --exclude='*-build' .
+elif [ "$STEP" = test ]; then
   # The whole suite but the slow CPU-only kernel-edit tests: every GPU test (the trailing mean's
   # quiet rows too), and the one expected failure until the re-sweep (CliBench's committed database).
   (cd $b && timeout 240 ctest -j8 -E "CliVerifyKernelEdit" --timeout 200 --output-on-failure > $R/ctest.log 2>&1)
