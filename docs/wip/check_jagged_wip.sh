@@ -53,7 +53,7 @@ if [ "$STEP" = quick ]; then
     el "flat_split $tool rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $R/split_$tool.log | sort | uniq -c | tr '\n' ' ')"
   done
   for k in jagged_mean jagged_sum; do
-    l=$(( ($(left) - 100) / 2 )); [ $k = jagged_sum ] && l=$(( $(left) - 100 ))
+    rsv=${RESERVE:-100}; l=$(( ($(left) - rsv) / 2 )); [ $k = jagged_sum ] && l=$(( $(left) - rsv ))
     [ $l -lt 30 ] && { el "no time for the $k bench"; continue; }
     timeout $((l + 30)) $b/aot-runner bench --grid docs/wip/ab_flat_split_$k.json --out-dir $R/bench_$k --force \
       --budget-seconds $l --csv $R/bench_$k.csv > $R/bench_$k.log 2>&1
