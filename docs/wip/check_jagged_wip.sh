@@ -17,7 +17,9 @@
 #              base is built whole, not with ab_kernels.sh --objects: one_block.patch also changes
 #              heuristics/row_bound.h, which --objects refuses.
 #   STEP=quick the jagged GPU tests, flat_split under the sanitizers, every config timed on the two
-#              flat_split grids (one build), EveryConfig memcheck with what time is left.
+#              flat_split grids (one build), EveryConfig memcheck with what time is left (RESERVE:
+#              the seconds kept from the benches for it, default 100). About 250 s; the call to
+#              start with (session 41 ran it on the first two flat_split versions: PERF.md).
 # $OUT gets check.log, ab_<grid>.txt, and ctest.log / <tool>.log only when they failed.
 # Shipping needs both jagged databases re-swept (KERNELS='jagged_mean jagged_sum' bash
 # docs/wip/ship_jagged_resweep.sh, two calls), then emit and verify.
