@@ -32,6 +32,12 @@ grep -q "flat_split" kernels/jagged_reduce/jagged_reduce.h || { el "flat_split.p
 cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > $R/cfg.log 2>&1 \
   && cmake --build $b -j16 --target aot-runner aotune_tests > $R/build.log 2>&1 || { tail -30 $R/cfg.log $R/build.log; exit 1; }
 el "build ($STEP)"
+# flat_split under each sanitizer: a masked and a live one_huge shape of the committed jagged_mean
+# database (B=4096: M=1 bf16, whose huge row has fc = 0, and M=4 f32, whose huge row is live, here
+# with int32 offsets), and a jagged_sum power law.
+shapes=("jagged_mean B=4096,M=1,len=256,dist=one_huge,dtype=bf16,seed=280450629"
+        "jagged_mean B=4096,M=4,len=256,dist=one_huge,dtype=f32,index=i32,seed=1261181507"
+        "jagged_sum B=2000,M=2,len=300,dist=powerlaw,dtype=bf16,seed=9")
 if [ "$STEP" = quick ]; then
   # One call: the jagged GPU tests, flat_split under the sanitizers (one launch per shape), every
   # config timed on the two flat_split grids (one build: flat_split against every other strategy,
@@ -40,9 +46,6 @@ if [ "$STEP" = quick ]; then
      --timeout 180 --output-on-failure > $R/ctest.log 2>&1)
   el "ctest rc=$? $(grep -E 'tests passed|tests failed' $R/ctest.log)"
   grep -q '100% tests passed' $R/ctest.log || cp $R/ctest.log $OUT/
-  shapes=("jagged_mean B=4096,M=1,len=256,dist=one_huge,dtype=bf16,seed=280450629"
-          "jagged_mean B=4096,M=4,len=256,dist=one_huge,dtype=f32,index=i32,seed=1261181507"
-          "jagged_sum B=2000,M=2,len=300,dist=powerlaw,dtype=bf16,seed=9")
   for tool in memcheck racecheck synccheck; do
     rc=0
     for s in "${shapes[@]}"; do
@@ -75,12 +78,6 @@ elif [ "$STEP" = test ]; then
   (cd $b && timeout 240 ctest -j8 -E "CliVerifyKernelEdit" --timeout 200 --output-on-failure > $R/ctest.log 2>&1)
   el "ctest rc=$? $(grep -E 'tests passed|tests failed' $R/ctest.log)"
   grep -q '100% tests passed' $R/ctest.log || { cp $R/ctest.log $OUT/; grep -A30 "tests failed out of" $R/ctest.log | tee -a $R/log; }
-  # flat_split alone under each tool: a masked and a live one_huge shape of the committed jagged_mean
-  # database (B=4096: M=1 bf16, whose huge row has fc = 0, and M=4 f32, whose huge row is live,
-  # here with int32 offsets), and a jagged_sum power law.
-  shapes=("jagged_mean B=4096,M=1,len=256,dist=one_huge,dtype=bf16,seed=280450629"
-          "jagged_mean B=4096,M=4,len=256,dist=one_huge,dtype=f32,index=i32,seed=1261181507"
-          "jagged_sum B=2000,M=2,len=300,dist=powerlaw,dtype=bf16,seed=9")
   for tool in memcheck racecheck synccheck; do
     l=$(( $(left) - 200 )); [ $l -lt 20 ] && { el "no time for flat_split under $tool"; continue; }
     rc=0
