@@ -105,6 +105,18 @@ TEST(CliVerifyKernelEdit, ASourceRootThatIsNotACheckoutIsAUsageError) {
   EXPECT_NE(empty.err.find("no kernels/ folder"), std::string::npos) << empty.err;
 }
 
+// verify takes the configs folder as --configs (fit's and emit's name) or --configs-dir, and a
+// folder without a manifest names the path and the option.
+TEST(CliVerify, AConfigsFolderWithoutAManifestNamesItAndTheOption) {
+  TempDir tmp;
+  for (const char* option : {"--configs", "--configs-dir"}) {
+    const CliResult r = run_cli({"verify", option, tmp.path().string()}, tmp.path());
+    EXPECT_EQ(r.exit_code, 2) << option << ": " << r.err;
+    EXPECT_NE(r.err.find("no manifest at " + (tmp / "manifest.json").string()), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--configs DIR"), std::string::npos) << r.err;
+  }
+}
+
 // kernels/common is part of every kernel's hash, except the host-side input generator
 // (host_data.*): input values never change a timing, so it may change without a re-tune, while an
 // edit to a shared file the timings do depend on (row lengths) invalidates every kernel.

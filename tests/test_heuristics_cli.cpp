@@ -397,5 +397,16 @@ TEST(CliExplain, RejectsAMalformedShape) {
   EXPECT_NE(out.find("key=value"), std::string::npos) << out;
 }
 
+// from_chars reads nan and inf; JSON would print them as null, so the error named no value.
+TEST(CliExplain, NamesANonFiniteSizeAsGiven) {
+  for (const char* value : {"nan", "inf", "-inf"}) {
+    int code = -1;
+    const std::string out = aot_runner(
+        fmt::format("explain --kernel jagged_sum --shape 'B=4,M=8,len={}' --arch sm90 2>&1", value), &code);
+    EXPECT_EQ(code, 2) << value;
+    EXPECT_NE(out.find(fmt::format("'len' must be an integer, got \"{}\"", value)), std::string::npos) << out;
+  }
+}
+
 }  // namespace
 }  // namespace aotune

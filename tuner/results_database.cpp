@@ -161,7 +161,7 @@ std::string serialize(const ResultsDatabase& db, ShapeTextCache* cache) {
 
 ResultsDatabase parse_database(const std::string& text, const std::string& origin) {
   const std::string keep =
-      "; the file was left untouched (restore it, or pass --force to re-tune over it)";
+      "; the file was left untouched (restore it, or re-tune over it with 'aot-runner tune --force')";
   ordered_json j;
   try {
     j = ordered_json::parse(text);

@@ -215,7 +215,7 @@ void register_verify(CLI::App& app) {
       "Examples: aot-runner verify --json\n"
       "          aot-runner verify --source-root /tmp/edited-checkout");
   auto o = std::make_shared<VerifyOptions>();
-  cmd->add_option("--configs-dir", o->configs_dir, "Folder with manifest.json and <arch>/<kernel>.json")->capture_default_str();
+  cmd->add_option("--configs-dir,--configs", o->configs_dir, "Folder with manifest.json and <arch>/<kernel>.json")->capture_default_str();
   cmd->add_option("--grid-dir", o->grid_dir, "Folder of the shape grids")->capture_default_str();
   cmd->add_option("--generated-dir", o->generated_dir, "Folder of the generated headers")->capture_default_str();
   auto* root = cmd->add_option("--source-root", o->source_root,

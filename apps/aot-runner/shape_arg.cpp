@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 #include "kernels/common/errors.h"
 
@@ -15,8 +16,10 @@ nlohmann::json parse_value(const std::string& text) {
   int64_t i = 0;
   const char* end = text.data() + text.size();
   if (!text.empty() && std::from_chars(text.data(), end, i).ptr == end) return i;
+  // from_chars reads "nan" and "inf" too; JSON has no such numbers (they would print as null in
+  // an error), so those stay text and the field's check names them as given.
   double d = 0;
-  if (!text.empty() && std::from_chars(text.data(), end, d).ptr == end) return d;
+  if (!text.empty() && std::from_chars(text.data(), end, d).ptr == end && std::isfinite(d)) return d;
   return text;
 }
 
