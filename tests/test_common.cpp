@@ -2,9 +2,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cuda_bf16.h>
+
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -100,6 +104,55 @@ TEST(HostData, EncodeOfManyValuesIsEncodeOfEachValue) {
           << to_string(t) << " value " << i;
     }
     EXPECT_EQ(decode(bytes, t), v) << to_string(t);
+  }
+}
+
+// random_encoded is the device-side form of random_values: the same draw of the caller's rng
+// gives the bytes encode() makes of random_values' doubles, and reads back as those doubles,
+// whether the array is filled inline (1000) or over the host threads (5 Mi).
+TEST(HostData, RandomEncodedIsTheEncodingOfRandomValues) {
+  for (DType t : {DType::f32, DType::bf16, DType::f16}) {
+    for (std::size_t n : {std::size_t{0}, std::size_t{1000}, std::size_t{5} << 20}) {
+      std::mt19937_64 a(21), b(21);
+      const EncodedValues e = random_encoded(n, t, a, -20.0, 3.0);
+      const std::vector<double> v = random_values(n, t, b, -20.0, 3.0);
+      EXPECT_EQ(a(), b()) << "one draw each";
+      ASSERT_EQ(e.size(), n);
+      ASSERT_EQ(e.bytes(), n * dtype_size(t));
+      EXPECT_EQ(e.dtype(), t);
+      const std::vector<std::byte> bytes = encode(v, t);
+      EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), e.data())) << to_string(t) << " n=" << n;
+      std::vector<double> back(n);
+      e.decode_to(0, n, back.data());
+      EXPECT_EQ(back, v) << to_string(t) << " n=" << n;
+      if (n > 0) {
+        EXPECT_EQ(e[n / 2], v[n / 2]);
+        EXPECT_EQ(e[n - 1], v[n - 1]);
+      }
+    }
+  }
+}
+
+// encode's bf16 rounding is integer arithmetic (faster than the CUDA header's host routine): it
+// gives __float2bfloat16_rn's bits for every kind of float, ties, subnormals, overflow to
+// infinity and NaN included.
+TEST(HostData, Bf16EncodingMatchesCudasRoundToNearestEven) {
+  std::vector<float> floats = {0.0f, -0.0f, 1.0f, -1.5f, 3.0e38f, -3.4028235e38f, 1e-40f, -1e-45f,
+                               std::bit_cast<float>(0x3f808000u), std::bit_cast<float>(0x3f818000u),
+                               std::bit_cast<float>(0x7f7fffffu), std::bit_cast<float>(0x7f800000u),
+                               std::bit_cast<float>(0xff800000u), std::bit_cast<float>(0x7fc00001u),
+                               std::bit_cast<float>(0xffbfffffu)};
+  std::mt19937 rng(5);
+  for (int i = 0; i < 1 << 20; ++i) floats.push_back(std::bit_cast<float>(static_cast<uint32_t>(rng())));
+  std::vector<double> values(floats.begin(), floats.end());
+  const std::vector<std::byte> bytes = encode(values, DType::bf16);
+  for (std::size_t i = 0; i < floats.size(); ++i) {
+    uint16_t ours;
+    std::memcpy(&ours, bytes.data() + 2 * i, 2);
+    // A NaN's payload may change on the way through double; CUDA's conversion is used for NaN,
+    // so both give a NaN.
+    const auto cuda = std::bit_cast<uint16_t>(__float2bfloat16_rn(static_cast<float>(values[i])));
+    ASSERT_EQ(ours, cuda) << "float bits 0x" << std::hex << std::bit_cast<uint32_t>(floats[i]);
   }
 }
 

@@ -4,9 +4,11 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <functional>
 #include <thread>
+#include <type_traits>
 
 namespace aotune {
 
@@ -23,13 +25,54 @@ uint64_t splitmix64_at(uint64_t key, uint64_t i) {
   return z ^ (z >> 31);
 }
 
-double round_to(double v, DType dtype) {
-  switch (dtype) {
-    case DType::f32: return static_cast<float>(v);
-    case DType::bf16: return __bfloat162float(__float2bfloat16_rn(static_cast<float>(v)));
-    case DType::f16: return __half2float(__float2half_rn(static_cast<float>(v)));
+// Round to nearest, ties to even, as __float2bfloat16_rn does, in integer arithmetic: the CUDA
+// header's host path is a software routine that made drawing bf16 values 2x slower than f32.
+// NaN (never drawn, but a caller's mean could be anything) goes through CUDA's conversion.
+uint16_t bf16_bits(float f) {
+  const auto u = std::bit_cast<uint32_t>(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return std::bit_cast<uint16_t>(__float2bfloat16_rn(f));
+  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+template <DType T>
+void store(std::byte* dst, std::size_t i, float f) {
+  if constexpr (T == DType::f32) {
+    std::memcpy(dst + 4 * i, &f, 4);
+  } else if constexpr (T == DType::bf16) {
+    const uint16_t h = bf16_bits(f);
+    std::memcpy(dst + 2 * i, &h, 2);
+  } else {
+    const __half h = __float2half_rn(f);
+    std::memcpy(dst + 2 * i, &h, 2);
   }
-  return v;
+}
+
+template <DType T>
+float load(const std::byte* src, std::size_t i) {
+  if constexpr (T == DType::f32) {
+    float f;
+    std::memcpy(&f, src + 4 * i, 4);
+    return f;
+  } else if constexpr (T == DType::bf16) {
+    uint16_t h;
+    std::memcpy(&h, src + 2 * i, 2);
+    return std::bit_cast<float>(static_cast<uint32_t>(h) << 16);
+  } else {
+    __half h;
+    std::memcpy(&h, src + 2 * i, 2);
+    return __half2float(h);
+  }
+}
+
+// fn(std::integral_constant<DType, T>{}) for the runtime `dtype`: one branch per array, not per
+// element.
+template <class Fn>
+void with_dtype(DType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DType::f32: return fn(std::integral_constant<DType, DType::f32>{});
+    case DType::bf16: return fn(std::integral_constant<DType, DType::bf16>{});
+    case DType::f16: return fn(std::integral_constant<DType, DType::f16>{});
+  }
 }
 
 }  // namespace
@@ -53,39 +96,53 @@ void for_each_chunk(std::size_t n, const std::function<void(std::size_t, std::si
   for (std::thread& th : pool) th.join();
 }
 
-std::vector<double> random_values(std::size_t n, DType dtype, std::mt19937_64& rng, double mean,
-                                  double spread) {
+EncodedValues::EncodedValues(std::size_t n, DType dtype)
+    : bytes_(std::make_unique_for_overwrite<std::byte[]>(n * dtype_size(dtype))), n_(n), dtype_(dtype) {}
+
+double EncodedValues::operator[](std::size_t i) const {
+  double v = 0;
+  decode_to(i, 1, &v);
+  return v;
+}
+
+void EncodedValues::decode_to(std::size_t begin, std::size_t count, double* out) const {
+  with_dtype(dtype_, [&](auto t) {
+    for (std::size_t i = 0; i < count; ++i) out[i] = load<decltype(t)::value>(bytes_.get(), begin + i);
+  });
+}
+
+EncodedValues random_encoded(std::size_t n, DType dtype, std::mt19937_64& rng, double mean, double spread) {
   // One draw from the caller's stream keys the counter-based generator, so the caller's later
   // draws (jagged_mean's feature counts) do not depend on n, and every host thread fills its own
   // chunk: the values depend on the seed alone, never on the thread count.
   const uint64_t key = rng();
-  std::vector<double> v(n);
-  for_each_chunk(n, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const double u = static_cast<double>(splitmix64_at(key, i) >> 11) * 0x1.0p-53;
-      v[i] = round_to(mean + spread * (2.0 * u - 1.0), dtype);
-    }
+  EncodedValues out(n, dtype);
+  std::byte* dst = out.data();
+  with_dtype(dtype, [&](auto t) {
+    for_each_chunk(n, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        const double u = static_cast<double>(splitmix64_at(key, i) >> 11) * 0x1.0p-53;
+        store<decltype(t)::value>(dst, i, static_cast<float>(mean + spread * (2.0 * u - 1.0)));
+      }
+    });
   });
+  return out;
+}
+
+std::vector<double> random_values(std::size_t n, DType dtype, std::mt19937_64& rng, double mean,
+                                  double spread) {
+  const EncodedValues encoded = random_encoded(n, dtype, rng, mean, spread);
+  std::vector<double> v(n);
+  for_each_chunk(n, [&](std::size_t begin, std::size_t end) { encoded.decode_to(begin, end - begin, v.data() + begin); });
   return v;
 }
 
 std::vector<std::byte> encode(const std::vector<double>& values, DType dtype) {
-  const std::size_t size = dtype_size(dtype);
-  std::vector<std::byte> out(values.size() * size);
-  for_each_chunk(values.size(), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const float f = static_cast<float>(values[i]);
-      std::byte* dst = out.data() + i * size;
-      if (dtype == DType::f32) {
-        std::memcpy(dst, &f, 4);
-      } else if (dtype == DType::bf16) {
-        const __nv_bfloat16 h = __float2bfloat16_rn(f);
-        std::memcpy(dst, &h, 2);
-      } else {
-        const __half h = __float2half_rn(f);
-        std::memcpy(dst, &h, 2);
-      }
-    }
+  std::vector<std::byte> out(values.size() * dtype_size(dtype));
+  with_dtype(dtype, [&](auto t) {
+    for_each_chunk(values.size(), [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) store<decltype(t)::value>(out.data(), i, static_cast<float>(values[i]));
+    });
   });
   return out;
 }
@@ -93,22 +150,9 @@ std::vector<std::byte> encode(const std::vector<double>& values, DType dtype) {
 std::vector<double> decode(const std::vector<std::byte>& bytes, DType dtype) {
   const std::size_t n = bytes.size() / dtype_size(dtype);
   std::vector<double> out(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::byte* src = bytes.data() + i * dtype_size(dtype);
-    if (dtype == DType::f32) {
-      float f;
-      std::memcpy(&f, src, 4);
-      out[i] = f;
-    } else if (dtype == DType::bf16) {
-      __nv_bfloat16 h;
-      std::memcpy(&h, src, 2);
-      out[i] = __bfloat162float(h);
-    } else {
-      __half h;
-      std::memcpy(&h, src, 2);
-      out[i] = __half2float(h);
-    }
-  }
+  with_dtype(dtype, [&](auto t) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = load<decltype(t)::value>(bytes.data(), i);
+  });
   return out;
 }
 

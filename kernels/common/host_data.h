@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -21,11 +22,42 @@ namespace aotune {
 void for_each_chunk(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn,
                     std::size_t min_per_thread = std::size_t{1} << 21);
 
-// Values drawn uniformly from [mean - spread, mean + spread], then rounded to `dtype` so the
-// float64 reference sees exactly what the kernel reads. Takes exactly one draw from `rng` (the key
-// of a counter-based generator) whatever n is, and fills large arrays on every host thread; the
-// values depend on rng's state alone. Not part of any kernel's source hash (cmake/SourceHash.cmake):
-// input values never change a timing, so the input builder can change without a re-tune.
+// n values of `dtype` in the bytes the device reads, readable on the host as the float64 each
+// one converts to (exactly: every f32, bf16 and f16 value is a double). The storage is allocated
+// without zeroing, so its pages are first touched by whichever threads fill it: a sweep's 1 GB
+// input then costs no single-threaded pass, where a std::vector of doubles and then of bytes took
+// two, about 0.65 s per GB each on the build VM (docs/PERF.md, Session 42).
+class EncodedValues {
+ public:
+  EncodedValues() = default;
+  EncodedValues(std::size_t n, DType dtype);  // uninitialised: the caller writes every element
+
+  std::size_t size() const { return n_; }
+  std::size_t bytes() const { return n_ * dtype_size(dtype_); }
+  DType dtype() const { return dtype_; }
+  const std::byte* data() const { return bytes_.get(); }
+  std::byte* data() { return bytes_.get(); }
+
+  double operator[](std::size_t i) const;
+  // Elements [begin, begin + count) as float64, into out.
+  void decode_to(std::size_t begin, std::size_t count, double* out) const;
+
+ private:
+  std::unique_ptr<std::byte[]> bytes_;
+  std::size_t n_ = 0;
+  DType dtype_ = DType::f32;
+};
+
+// Values drawn uniformly from [mean - spread, mean + spread] and rounded to `dtype` (to nearest,
+// ties to even), so the float64 reference sees exactly what the kernel reads. Takes exactly one
+// draw from `rng` (the key of a counter-based generator) whatever n is, and fills large arrays on
+// every host thread; the values depend on rng's state alone. Not part of any kernel's source hash
+// (cmake/SourceHash.cmake): input values never change a timing, so the input builder can change
+// without a re-tune.
+EncodedValues random_encoded(std::size_t n, DType dtype, std::mt19937_64& rng, double mean = 0.0,
+                             double spread = 1.0);
+
+// The same values (the same draw of `rng`) as float64: decode of random_encoded.
 std::vector<double> random_values(std::size_t n, DType dtype, std::mt19937_64& rng, double mean = 0.0,
                                   double spread = 1.0);
 
