@@ -1,8 +1,11 @@
 #!/bin/bash
 # Device job for the jagged_sum / jagged_mean patches waiting in docs/wip, applied in order on the
 # tree sent: docs/wip/one_block.patch (one_block: tiny problems in one memory round trip), then
-# docs/wip/flat_split.patch (flat_split: narrow rows, long rows split over blocks, one launch).
-#   git apply docs/wip/one_block.patch && git apply docs/wip/flat_split.patch
+# docs/wip/flat_split.patch (flat_split: narrow rows, long rows split over blocks, one launch),
+# and optionally docs/wip/host_inputs.patch (session 42: the workload draws its values in the
+# device's encoding and the reference decodes them; no kernel code; applies alone too), whose GPU
+# check is the EveryConfig tests (every config of every test shape through make_workload).
+#   git apply docs/wip/one_block.patch && git apply docs/wip/flat_split.patch && git apply docs/wip/host_inputs.patch
 #   mkdir -p out/ab-base && git archive HEAD | tar -x -C out/ab-base     # the base: main, unpatched
 # Two calls, each [DEADLINE=<seconds, default 570>] STEP=<step> bash docs/wip/check_jagged_wip.sh:
 #   STEP=test  build, the jagged GPU tests (every config against float64 on every test shape, the
@@ -31,7 +34,7 @@ grep -q "one_block" kernels/jagged_reduce/jagged_reduce.h || { el "one_block.pat
 grep -q "flat_split" kernels/jagged_reduce/jagged_reduce.h || { el "flat_split.patch is not applied on this tree"; exit 1; }
 cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > $R/cfg.log 2>&1 \
   && cmake --build $b -j16 --target aot-runner aotune_tests > $R/build.log 2>&1 || { tail -30 $R/cfg.log $R/build.log; exit 1; }
-el "build ($STEP)"
+el "build ($STEP)$(grep -q random_encoded kernels/jagged_reduce/jagged_reduce_kernel.cpp && echo ', host_inputs.patch applied')"
 # flat_split under each sanitizer: a masked and a live one_huge shape of the committed jagged_mean
 # database (B=4096: M=1 bf16, whose huge row has fc = 0, and M=4 f32, whose huge row is live, here
 # with int32 offsets), and a jagged_sum power law.

@@ -24,7 +24,7 @@ for k in $KERNELS; do
   if [ $rc != 0 ] && grep -q "cannot be continued" $R/tune_$k.log; then
     l=$(left); timeout --preserve-status -s INT $l $b/aot-runner tune -k $k --force > $R/tune_$k.log 2>&1; rc=$?
   fi
-  el "tune $k rc=$rc $(grep -E 'tuned \(' $R/tune_$k.log | tail -1)"
+  el "tune $k rc=$rc $(grep -E 'tuned \(' $R/tune_$k.log | tail -1) $(grep -oE '[0-9]+ shapes: .* saving' $R/tune_$k.log | tail -1)"
   [ $rc = 0 ] || { out_db; pack; exit 0; }
 done
 out_db

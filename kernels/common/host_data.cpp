@@ -25,6 +25,14 @@ uint64_t splitmix64_at(uint64_t key, uint64_t i) {
   return z ^ (z >> 31);
 }
 
+// Value i of the array keyed `key`, before rounding to the storage type: uniform on
+// [mean - spread, mean + spread], as float (the rounding to 16 bits starts from it, as the device's
+// conversions do).
+float drawn(uint64_t key, std::size_t i, double mean, double spread) {
+  const double u = static_cast<double>(splitmix64_at(key, i) >> 11) * 0x1.0p-53;
+  return static_cast<float>(mean + spread * (2.0 * u - 1.0));
+}
+
 // Round to nearest, ties to even, as __float2bfloat16_rn does, in integer arithmetic: the CUDA
 // header's host path is a software routine that made drawing bf16 values 2x slower than f32.
 // NaN (never drawn, but a caller's mean could be anything) goes through CUDA's conversion.
@@ -61,6 +69,18 @@ float load(const std::byte* src, std::size_t i) {
     __half h;
     std::memcpy(&h, src + 2 * i, 2);
     return __half2float(h);
+  }
+}
+
+// f rounded to T and back: the value the device holds, as the reference sees it.
+template <DType T>
+float rounded(float f) {
+  if constexpr (T == DType::f32) {
+    return f;
+  } else if constexpr (T == DType::bf16) {
+    return std::bit_cast<float>(static_cast<uint32_t>(bf16_bits(f)) << 16);
+  } else {
+    return __half2float(__float2half_rn(f));
   }
 }
 
@@ -120,10 +140,7 @@ EncodedValues random_encoded(std::size_t n, DType dtype, std::mt19937_64& rng, d
   std::byte* dst = out.data();
   with_dtype(dtype, [&](auto t) {
     for_each_chunk(n, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) {
-        const double u = static_cast<double>(splitmix64_at(key, i) >> 11) * 0x1.0p-53;
-        store<decltype(t)::value>(dst, i, static_cast<float>(mean + spread * (2.0 * u - 1.0)));
-      }
+      for (std::size_t i = begin; i < end; ++i) store<decltype(t)::value>(dst, i, drawn(key, i, mean, spread));
     });
   });
   return out;
@@ -131,9 +148,13 @@ EncodedValues random_encoded(std::size_t n, DType dtype, std::mt19937_64& rng, d
 
 std::vector<double> random_values(std::size_t n, DType dtype, std::mt19937_64& rng, double mean,
                                   double spread) {
-  const EncodedValues encoded = random_encoded(n, dtype, rng, mean, spread);
+  const uint64_t key = rng();  // one draw, as random_encoded takes
   std::vector<double> v(n);
-  for_each_chunk(n, [&](std::size_t begin, std::size_t end) { encoded.decode_to(begin, end - begin, v.data() + begin); });
+  with_dtype(dtype, [&](auto t) {
+    for_each_chunk(n, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) v[i] = rounded<decltype(t)::value>(drawn(key, i, mean, spread));
+    });
+  });
   return v;
 }
 
