@@ -34,7 +34,7 @@ float drawn(uint64_t key, std::size_t i, double mean, double spread) {
 }
 
 // Round to nearest, ties to even, as __float2bfloat16_rn does, in integer arithmetic: the CUDA
-// header's host path is a software routine that made drawing bf16 values 2x slower than f32.
+// header's host path is a software routine that made drawing bf16 values 1.8x slower than f32.
 // NaN (never drawn, but a caller's mean could be anything) goes through CUDA's conversion.
 uint16_t bf16_bits(float f) {
   const auto u = std::bit_cast<uint32_t>(f);
