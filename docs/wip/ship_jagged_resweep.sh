@@ -5,7 +5,10 @@
 # Run it once per device call until it prints "shipped"; each call continues where the last one
 # stopped. $OUT returns at most 8 files: the databases and the header
 # come back first, the logs as one tarball.
-#   call:  [KERNELS='k1 k2'] [COMMIT=<label>] bash docs/wip/ship_jagged_resweep.sh   (DEADLINE=<seconds>, default 585)
+#   call:  [KERNELS='k1 k2'] [COMMIT=<label>] [DEVICES=all] bash docs/wip/ship_jagged_resweep.sh   (DEADLINE=<seconds>, default 585)
+# DEVICES (default 0) goes to `tune --devices`: on a two-GPU kind, DEVICES=all splits each grid
+# over both (0.57x the wall time of one, PERF.md "Multi-GPU sweep"), so both jagged re-sweeps may
+# fit one call.
 set -u; export PATH=$PATH:/usr/local/cuda/bin
 T0=$SECONDS; R=/tmp/ship; mkdir -p $R; b=$(pwd)/build-gpu; DEADLINE=${DEADLINE:-585}
 el() { echo "[$((SECONDS-T0)) s] $*" | tee -a $R/log; }
@@ -20,11 +23,11 @@ el build
 # cold), and refuses one of the committed source ("cannot be continued"), which --force replaces.
 for k in $KERNELS; do
   l=$(left); [ $l -lt 30 ] && { el "stopping before $k: $l s left"; out_db; pack; exit 0; }
-  timeout --preserve-status -s INT $l $b/aot-runner tune -k $k --resume > $R/tune_$k.log 2>&1; rc=$?
+  timeout --preserve-status -s INT $l $b/aot-runner tune -k $k --devices ${DEVICES:-0} --resume > $R/tune_$k.log 2>&1; rc=$?
   if [ $rc != 0 ] && grep -q "cannot be continued" $R/tune_$k.log; then
-    l=$(left); timeout --preserve-status -s INT $l $b/aot-runner tune -k $k --force > $R/tune_$k.log 2>&1; rc=$?
+    l=$(left); timeout --preserve-status -s INT $l $b/aot-runner tune -k $k --devices ${DEVICES:-0} --force > $R/tune_$k.log 2>&1; rc=$?
   fi
-  el "tune $k rc=$rc $(grep -E 'tuned \(' $R/tune_$k.log | tail -1) $(grep -oE '[0-9]+ shapes: .* saving' $R/tune_$k.log | tail -1)"
+  el "tune $k rc=$rc $(grep -E 'tuned \(' $R/tune_$k.log | tail -1) $(grep -oE '[0-9]+ shapes: .* saving' $R/tune_$k.log | tr '\n' ' ')"
   [ $rc = 0 ] || { out_db; pack; exit 0; }
 done
 out_db
