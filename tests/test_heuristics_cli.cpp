@@ -74,6 +74,26 @@ TEST(CliFit, AMissingDatabaseIsAUsageErrorThatSaysWhatToRun) {
   EXPECT_NE(out.find("aot-runner tune"), std::string::npos) << out;
 }
 
+// More folds than shapes is leave-one-out (assign_folds clamps them): valid, but one fit per shape,
+// so fit says so instead of running silently.
+TEST(CliFit, MoreFoldsThanShapesWarnsThatItIsLeaveOneOut) {
+  test::TempDir dir;
+  // Eight shapes: leave-one-out over the usual test grid's 48 takes minutes.
+  const std::string db = dir / "jagged_sum.json";
+  tuner::save_database(db, test::cost_model_database("jagged_sum",
+                                                     nlohmann::ordered_json::array({{{"B", {4, 1024}},
+                                                                                     {"M", {8, 256}},
+                                                                                     {"len", {4, 128}}}}),
+                                                     "sm90", true));
+  int code = -1;
+  const std::string out = aot_runner(
+      fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --folds 100000 --forest-trees 0 2>&1 >/dev/null", db),
+      &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("--folds 100000 is more than the 8 shapes"), std::string::npos) << out;
+  EXPECT_NE(out.find("leave-one-out"), std::string::npos) << out;
+}
+
 TEST(CliFit, RepeatsAddTheSpreadOverFoldDrawsAndZeroRepeatsIsAUsageError) {
   test::TempDir dir;
   const std::string db = cost_model_jagged_sum_db(dir);

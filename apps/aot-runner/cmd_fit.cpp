@@ -205,6 +205,13 @@ void register_fit(CLI::App& app) {
     const heuristics::TrainingSet ts = heuristics::training_set_from_database(*db);
     if (ts.num_shapes() == 0)
       throw Error(fmt::format("{} has no shape with a passing config: nothing to fit", path));
+    // assign_folds clamps the folds to the shapes: say so, since leave-one-out over hundreds of
+    // shapes fits hundreds of models per draw and runs for minutes with nothing printed.
+    if (args->folds > ts.num_shapes()) {
+      spdlog::warn("--folds {} is more than the {} shapes: each shape is its own fold (leave-one-out), "
+                   "one fit per shape and draw",
+                   args->folds, ts.num_shapes());
+    }
     const heuristics::FitResult fit = heuristics::fit_heuristic(ts, options);
     nlohmann::ordered_json report = heuristics::fit_report_json(fit, ts, db->arch, args->worst);
     report["database"] = path;
