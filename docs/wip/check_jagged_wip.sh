@@ -25,7 +25,8 @@
 #              start with (session 41 ran it on the first two flat_split versions: PERF.md).
 # $OUT gets check.log, ab_<grid>.txt, and ctest.log / <tool>.log only when they failed.
 # Shipping needs both jagged databases re-swept (KERNELS='jagged_mean jagged_sum' bash
-# docs/wip/ship_jagged_resweep.sh, two calls), then emit and verify.
+# docs/wip/ship_jagged_resweep.sh, two calls on one GPU; DEVICES=all on two may need one), then emit
+# and verify.
 set -u; export PATH=$PATH:/usr/local/cuda/bin
 T0=$SECONDS; R=/tmp/jagged_wip; mkdir -p $R; b=$(pwd)/build-gpu; DEADLINE=${DEADLINE:-570}; STEP=${STEP:-test}
 el() { echo "[$((SECONDS-T0)) s] $*" | tee -a $R/log; cp $R/log $OUT/check.log; }

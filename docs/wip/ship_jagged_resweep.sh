@@ -21,11 +21,15 @@ el build
 # Each kernel: --resume continues a database of this kernel source (a call stopped at its
 # deadline; copy the returned database into the tree before the next call if the machine went
 # cold), and refuses one of the committed source ("cannot be continued"), which --force replaces.
+# tune_until_deadline KERNEL --resume|--force: the sweep, stopped with SIGINT at the deadline.
+tune_until_deadline() {
+  timeout --preserve-status -s INT $(left) $b/aot-runner tune -k $1 --devices ${DEVICES:-0} $2 > $R/tune_$1.log 2>&1
+}
 for k in $KERNELS; do
   l=$(left); [ $l -lt 30 ] && { el "stopping before $k: $l s left"; out_db; pack; exit 0; }
-  timeout --preserve-status -s INT $l $b/aot-runner tune -k $k --devices ${DEVICES:-0} --resume > $R/tune_$k.log 2>&1; rc=$?
+  tune_until_deadline $k --resume; rc=$?
   if [ $rc != 0 ] && grep -q "cannot be continued" $R/tune_$k.log; then
-    l=$(left); timeout --preserve-status -s INT $l $b/aot-runner tune -k $k --devices ${DEVICES:-0} --force > $R/tune_$k.log 2>&1; rc=$?
+    tune_until_deadline $k --force; rc=$?
   fi
   el "tune $k rc=$rc $(grep -E 'tuned \(' $R/tune_$k.log | tail -1) $(grep -oE '[0-9]+ shapes: .* saving' $R/tune_$k.log | tr '\n' ' ')"
   [ $rc = 0 ] || { out_db; pack; exit 0; }
