@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aotune/aotune_c.h"
 #include "kernels/common/registry.h"
 
 namespace aotune {
@@ -33,6 +34,18 @@ TEST(CliList, JsonListsEveryRegisteredKernelWithAtLeast24Configs) {
     EXPECT_EQ(j[i]["kernel"], all_kernels()[i]->name());
     EXPECT_GE(j[i]["configs"].get<int>(), 24) << j[i]["kernel"];
   }
+}
+
+TEST(CliList, VersionPrintsTheLibraryVersionWithoutACommand) {
+  int status = -1;
+  const std::string out = run_command(std::string(AOT_RUNNER_PATH) + " --version", &status);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_EQ(out.rfind("aot-runner " + std::to_string(AOTUNE_VERSION_MAJOR) + "." +
+                          std::to_string(AOTUNE_VERSION_MINOR) + "." +
+                          std::to_string(AOTUNE_VERSION_PATCH) + " (CUDA runtime ",
+                      0),
+            0u)
+      << out;
 }
 
 TEST(CliList, AnUnknownSubcommandExitsWithTheUsageCode) {

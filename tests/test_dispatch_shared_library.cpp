@@ -59,7 +59,7 @@ TEST(SharedLibrary, ExportsOnlyTheCAbi) {
   for (const std::string& n : names) {
     if (n.rfind("aotune_", 0) != 0) others.push_back(n);
   }
-  EXPECT_EQ(names.size() - others.size(), 7u) << "the seven functions of aotune_c.h";
+  EXPECT_EQ(names.size() - others.size(), 8u) << "the eight functions of aotune_c.h";
   EXPECT_TRUE(others.empty()) << others.size() << " exported symbols outside the C ABI, the first "
                               << (others.empty() ? std::string() : others.front());
 }
@@ -75,13 +75,17 @@ TEST(SharedLibrary, ExportsTheCAbi) {
   ASSERT_NE(mean, nullptr);
   ASSERT_NE(last_error, nullptr);
   for (const char* name : {"aotune_jagged_sum", "aotune_jagged_mean", "aotune_jagged_dense_add",
-                           "aotune_status_string", "aotune_reload_heuristics"}) {
+                           "aotune_status_string", "aotune_reload_heuristics", "aotune_version"}) {
     EXPECT_NE(dlsym(lib, name), nullptr) << name;
   }
   int dummy = 0;
   EXPECT_EQ(mean(&dummy, &dummy + 1, 1, 1, 8, 0, AOTUNE_DTYPE_F32, nullptr),
             AOTUNE_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(last_error()).find("cf must be >= 1"), std::string::npos) << last_error();
+  using Version = int32_t (*)();
+  const auto version = reinterpret_cast<Version>(dlsym(lib, "aotune_version"));
+  ASSERT_NE(version, nullptr);
+  EXPECT_EQ(version(), AOTUNE_VERSION) << "the loaded library and this header disagree";
   dlclose(lib);
 }
 

@@ -1,9 +1,13 @@
 // aot-runner: the one CLI over aotune (devices, list, tune, merge, fit, emit, verify, explain, run,
 // bench, refresh-features). Commands throw; this file maps exception types to the documented exit codes.
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <exception>
+
+#include "aotune/aotune_c.h"
 
 #include "apps/aot-runner/commands.h"
 #include "kernels/common/errors.h"
@@ -24,6 +28,12 @@ int main(int argc, char** argv) {
   CLI::App app{"aot-runner: ahead-of-time autotuning and heuristic generation for CUDA kernels"};
   app.footer(kFooter);
   app.require_subcommand(1);
+  // The version of the dispatch library built alongside (aotune_c.h) and the CUDA runtime it was
+  // compiled against, for bug reports and for telling two installs apart.
+  app.set_version_flag("--version", fmt::format("aot-runner {}.{}.{} (CUDA runtime {}.{})",
+                                                AOTUNE_VERSION_MAJOR, AOTUNE_VERSION_MINOR,
+                                                AOTUNE_VERSION_PATCH, CUDART_VERSION / 1000,
+                                                CUDART_VERSION % 1000 / 10));
   int verbosity = 0;
   bool quiet = false;
   app.add_flag("-v,--verbose", verbosity, "More log output (-vv for trace)");

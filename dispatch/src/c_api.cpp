@@ -130,4 +130,6 @@ aotune_status aotune_reload_heuristics(void) {
   return guarded([] { aotune::dispatch::reload_heuristics(); });
 }
 
+int32_t aotune_version(void) { return AOTUNE_VERSION; }
+
 }  // extern "C"

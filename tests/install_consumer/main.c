@@ -30,6 +30,11 @@ int main(void) {
     fprintf(stderr, "consumer: aotune_status_string(AOTUNE_OK) is \"%s\"\n", aotune_status_string(AOTUNE_OK));
     ++failed;
   }
+  if (aotune_version() != AOTUNE_VERSION) {
+    fprintf(stderr, "consumer: the library is version %d, its header %d\n", (int)aotune_version(),
+            AOTUNE_VERSION);
+    ++failed;
+  }
   if (failed) return 1;
   puts("consumer: ok");
   return 0;

@@ -12,6 +12,14 @@
 
 #include <stdint.h>
 
+/* The version of this header; CMakeLists.txt reads the project's version from these three lines.
+ * Before 1.0 a minor release may change the ABI: the soname is libaotune.so.MAJOR.MINOR. */
+#define AOTUNE_VERSION_MAJOR 0
+#define AOTUNE_VERSION_MINOR 1
+#define AOTUNE_VERSION_PATCH 0
+#define AOTUNE_VERSION \
+  (AOTUNE_VERSION_MAJOR * 10000 + AOTUNE_VERSION_MINOR * 100 + AOTUNE_VERSION_PATCH)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -61,6 +69,10 @@ const char* aotune_status_string(aotune_status status);
 
 /* Re-reads the heuristics in $AOTUNE_HEURISTIC_DIR over the compiled ones. */
 aotune_status aotune_reload_heuristics(void);
+
+/* The loaded library's AOTUNE_VERSION. A caller that loads it at run time (ctypes, dlopen) compares
+ * this with the version it was written for: the same major and minor keep the ABI. */
+int32_t aotune_version(void);
 
 #ifdef __cplusplus
 }
