@@ -4,8 +4,12 @@
 # docs/wip/flat_split.patch (flat_split: narrow rows, long rows split over blocks, one launch),
 # and optionally docs/wip/host_inputs.patch (session 42: the workload draws its values in the
 # device's encoding and the reference decodes them; no kernel code; applies alone too), whose GPU
-# check is the EveryConfig tests (every config of every test shape through make_workload).
+# check is the EveryConfig tests (every config of every test shape through make_workload), and
+# optionally docs/wip/graph_capture.patch (session 43: dispatch calls captured into CUDA graphs get
+# scratch of their own; dispatch/ and a test only, nothing hashed, so it can land without a
+# re-sweep), whose GPU check is DispatchGraphCapture* in the ctest filter plus a memcheck run.
 #   git apply docs/wip/one_block.patch && git apply docs/wip/flat_split.patch && git apply docs/wip/host_inputs.patch
+#   git apply docs/wip/graph_capture.patch
 #   mkdir -p out/ab-base && git archive HEAD | tar -x -C out/ab-base     # the base: main, unpatched
 # Two calls, each [DEADLINE=<seconds, default 570>] STEP=<step> bash docs/wip/check_jagged_wip.sh:
 #   STEP=test  build, the jagged GPU tests (every config against float64 on every test shape, the
@@ -35,7 +39,7 @@ grep -q "one_block" kernels/jagged_reduce/jagged_reduce.h || { el "one_block.pat
 grep -q "flat_split" kernels/jagged_reduce/jagged_reduce.h || { el "flat_split.patch is not applied on this tree"; exit 1; }
 cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > $R/cfg.log 2>&1 \
   && cmake --build $b -j16 --target aot-runner aotune_tests > $R/build.log 2>&1 || { tail -30 $R/cfg.log $R/build.log; exit 1; }
-el "build ($STEP)$(grep -q random_encoded kernels/jagged_reduce/jagged_reduce_kernel.cpp && echo ', host_inputs.patch applied')"
+el "build ($STEP)$(grep -q random_encoded kernels/jagged_reduce/jagged_reduce_kernel.cpp && echo ', host_inputs.patch applied')$([ -f tests/test_dispatch_graph_capture.cpp ] && echo ', graph_capture.patch applied')"
 # flat_split under each sanitizer: a masked and a live one_huge shape of the committed jagged_mean
 # database (B=4096: M=1 bf16, whose huge row has fc = 0, and M=4 f32, whose huge row is live, here
 # with int32 offsets), and a jagged_sum power law.
@@ -46,10 +50,15 @@ if [ "$STEP" = quick ]; then
   # One call: the jagged GPU tests, flat_split under the sanitizers (one launch per shape), every
   # config timed on the two flat_split grids (one build: flat_split against every other strategy,
   # whose code the patches leave as it was), then EveryConfig memcheck at a stride.
-  (cd $b && timeout 200 ctest -j8 -R "Jagged|FlatScan|FlatSplit|EveryConfig.*jagged_(sum|mean)|DispatchGpu|RowBound" \
+  (cd $b && timeout 200 ctest -j8 -R "Jagged|FlatScan|FlatSplit|EveryConfig.*jagged_(sum|mean)|DispatchGpu|GraphCapture|RowBound" \
      --timeout 180 --output-on-failure > $R/ctest.log 2>&1)
   el "ctest rc=$? $(grep -E 'tests passed|tests failed' $R/ctest.log)"
   grep -q '100% tests passed' $R/ctest.log || cp $R/ctest.log $OUT/
+  if [ -f tests/test_dispatch_graph_capture.cpp ]; then
+    timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 $b/tests/aotune_tests \
+      --gtest_filter="*GraphCapture*" > $R/graph_memcheck.log 2>&1
+    el "graph capture memcheck rc=$? $(grep -E 'ERROR SUMMARY|PASSED|FAILED' $R/graph_memcheck.log | tr '\n' ' ')"
+  fi
   for tool in memcheck racecheck synccheck; do
     rc=0
     for s in "${shapes[@]}"; do
