@@ -167,18 +167,21 @@ def ref_causal_trailing_mean(x, cf):
     return (c[..., t + 1] - c[..., lo]) / (t + 1 - lo).double()
 
 
-EPS = {torch.float32: 2e-6, torch.bfloat16: 8e-3, torch.float16: 1e-3} if torch is not None else {}
+# reference_check's bound (kernels/common/dtype.cpp's dtype_tolerance): |out - ref| <= tol * (|ref| +
+# scale), NaN never passing.
+TOL = {torch.float32: 2e-5, torch.bfloat16: 1e-2, torch.float16: 2e-3} if torch is not None else {}
 
 
 @unittest.skipUnless(HAS_CUDA, "no CUDA device (or no torch)")
 class TorchOnGpu(unittest.TestCase):
     def assert_matches(self, out, ref, scale, what):
-        err = (out.cpu().double() - ref).abs()
-        bound = EPS[out.dtype] * scale + 1e-30
-        bad = (err > bound).nonzero()
-        self.assertEqual(bad.numel(), 0, "%s: %d of %d outside the bound, first at %s: got %r, expected %r"
-                         % (what, bad.shape[0], out.numel(), bad[0].tolist() if bad.numel() else None,
-                            out.flatten()[0].item(), ref.flatten()[0].item()))
+        got = out.cpu().double()
+        bound = TOL[out.dtype] * (ref.abs() + scale) + 1e-30
+        bad = (~((got - ref).abs() <= bound)).nonzero()  # written so that NaN fails
+        if bad.numel():
+            first = tuple(bad[0].tolist())
+            self.fail("%s: %d of %d elements outside the bound, first %s: got %r, expected %r"
+                      % (what, bad.shape[0], out.numel(), first, got[first].item(), ref[first].item()))
 
     def jagged_cases(self):
         g = torch.Generator().manual_seed(7)
@@ -233,7 +236,7 @@ class TorchOnGpu(unittest.TestCase):
     def test_bad_tensors_are_named(self):
         v = torch.zeros(10, 4, device="cuda")
         off = torch.tensor([0, 3, 10], device="cuda")
-        with self.assertRaisesRegex(aotune.InvalidArgumentError, r"values \(strides \(1, 4\)\) must be contiguous"):
+        with self.assertRaisesRegex(aotune.InvalidArgumentError, r"values \(strides \(1, 10\)\) must be contiguous"):
             aotune.jagged_sum(torch.zeros(4, 10, device="cuda").t(), off)
         with self.assertRaisesRegex(aotune.InvalidArgumentError, "offsets is float32; int32 or int64 expected"):
             aotune.jagged_sum(v, off.float())
@@ -248,7 +251,7 @@ class TorchOnGpu(unittest.TestCase):
 
     def test_torch_compile_fullgraph_equals_eager(self):
         def f(v, off, x):
-            return torch.ops.aotune.jagged_sum(v, off, 40) + 1, torch.ops.aotune.causal_trailing_mean(x * 2, 5)
+            return torch.ops.aotune.jagged_sum(v, off, 50) + 1, torch.ops.aotune.causal_trailing_mean(x * 2, 5)
 
         g = torch.Generator().manual_seed(11)
         v = torch.randn(100, 16, generator=g).cuda()
