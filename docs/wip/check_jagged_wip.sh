@@ -8,6 +8,8 @@
 # optionally docs/wip/graph_capture.patch (session 43: dispatch calls captured into CUDA graphs get
 # scratch of their own; dispatch/ and a test only, nothing hashed, so it can land without a
 # re-sweep), whose GPU check is DispatchGraphCapture* in the ctest filter plus a memcheck run.
+# STEP=quick's filter also takes Python.Package (session 43: python/aotune on torch tensors, whose
+# GPU half has not run yet; it needs the torch of the machine's python3).
 #   git apply docs/wip/one_block.patch && git apply docs/wip/flat_split.patch && git apply docs/wip/host_inputs.patch
 #   git apply docs/wip/graph_capture.patch
 #   mkdir -p out/ab-base && git archive HEAD | tar -x -C out/ab-base     # the base: main, unpatched
@@ -50,7 +52,7 @@ if [ "$STEP" = quick ]; then
   # One call: the jagged GPU tests, flat_split under the sanitizers (one launch per shape), every
   # config timed on the two flat_split grids (one build: flat_split against every other strategy,
   # whose code the patches leave as it was), then EveryConfig memcheck at a stride.
-  (cd $b && timeout 200 ctest -j8 -R "Jagged|FlatScan|FlatSplit|EveryConfig.*jagged_(sum|mean)|DispatchGpu|GraphCapture|RowBound" \
+  (cd $b && timeout 200 ctest -j8 -R "Jagged|FlatScan|FlatSplit|EveryConfig.*jagged_(sum|mean)|DispatchGpu|GraphCapture|Python.Package|RowBound" \
      --timeout 180 --output-on-failure > $R/ctest.log 2>&1)
   el "ctest rc=$? $(grep -E 'tests passed|tests failed' $R/ctest.log)"
   grep -q '100% tests passed' $R/ctest.log || cp $R/ctest.log $OUT/
