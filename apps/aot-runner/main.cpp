@@ -8,7 +8,6 @@
 #include <exception>
 
 #include "aotune/aotune_c.h"
-
 #include "apps/aot-runner/commands.h"
 #include "kernels/common/errors.h"
 #include "tuner/device_setup.h"
