@@ -148,12 +148,13 @@ def jagged_sum(values, offsets, max_len=None, out=None):
     device = _check_tensor(values, "values", 2)
     _check_tensor(offsets, "offsets", 1, device)
     dtype, index = _data_code(values, "values"), _index_code(offsets, "offsets")
+    longest = _max_len(max_len)
     nnz, M = values.shape
     B = offsets.shape[0] - 1
     out = _output(out, (max(B, 0), M), values, device)
     _launch(device, lambda s: library().jagged_sum(
-        values.data_ptr(), offsets.data_ptr(), out.data_ptr(), B, M, nnz, _max_len(max_len), dtype,
-        index, s))
+        values.data_ptr(), offsets.data_ptr(), out.data_ptr(), B, M, nnz, longest, dtype, index,
+        s))
     return out
 
 
@@ -163,6 +164,7 @@ def jagged_mean(values, offsets, feature_counts=None, max_len=None, out=None):
     device = _check_tensor(values, "values", 2)
     _check_tensor(offsets, "offsets", 1, device)
     dtype, index = _data_code(values, "values"), _index_code(offsets, "offsets")
+    longest = _max_len(max_len)
     fc_ptr = 0
     if feature_counts is not None:
         _check_tensor(feature_counts, "feature_counts", 1, device)
@@ -172,8 +174,8 @@ def jagged_mean(values, offsets, feature_counts=None, max_len=None, out=None):
     B = offsets.shape[0] - 1
     out = _output(out, (max(B, 0), M), values, device)
     _launch(device, lambda s: library().jagged_mean(
-        values.data_ptr(), offsets.data_ptr(), fc_ptr, out.data_ptr(), B, M, nnz, _max_len(max_len),
-        dtype, index, s))
+        values.data_ptr(), offsets.data_ptr(), fc_ptr, out.data_ptr(), B, M, nnz, longest, dtype,
+        index, s))
     return out
 
 
@@ -183,12 +185,13 @@ def jagged_dense_add(x, offsets, y, max_len=None, out=None):
     _check_tensor(offsets, "offsets", 1, device)
     _check_tensor(y, "y", 2, device)
     dtype, index = _data_code(x, "x"), _index_code(offsets, "offsets")
+    longest = _max_len(max_len)
     _same_dtype(y, "y", x, "x")
     B, N = y.shape
     out = _output(out, y.shape, y, device)
     _launch(device, lambda s: library().jagged_dense_add(
         x.data_ptr(), offsets.data_ptr(), y.data_ptr(), out.data_ptr(), B, N, x.shape[0],
-        _max_len(max_len), dtype, index, s))
+        longest, dtype, index, s))
     return out
 
 
