@@ -82,8 +82,8 @@ class CAbi(unittest.TestCase):
         saved = _lib.VERSION
         try:
             _lib.VERSION = (saved[0], saved[1] + 1, 0)
-            with self.assertRaisesRegex(aotune.LibraryNotFoundError, r"is version %d\.%d\.%d; this binding needs %d\.%d\.x"
-                                        % (saved + (saved[0], saved[1] + 1))):
+            expected = r"is version %d\.%d\.%d; this binding needs %d\.%d\.x" % (saved + (saved[0], saved[1] + 1))
+            with self.assertRaisesRegex(aotune.LibraryNotFoundError, expected):
                 aotune.Library(LIBRARY)
         finally:
             _lib.VERSION = saved
@@ -281,7 +281,8 @@ class TorchOnGpu(unittest.TestCase):
             y.copy_(torch.randn_like(y))
             graph.replay()
             torch.cuda.synchronize()
-            self.assert_matches(out_t, ref_causal_trailing_mean(x, 9), ref_causal_trailing_mean(x.abs(), 9), "graph trailing mean")
+            self.assert_matches(out_t, ref_causal_trailing_mean(x, 9), ref_causal_trailing_mean(x.abs(), 9),
+                                "graph trailing mean")
             self.assert_matches(out_a, ref_jagged_dense_add(xj, off, y), ref_jagged_dense_add(xj.abs(), off, y.abs()),
                                 "graph jagged dense add")
 
