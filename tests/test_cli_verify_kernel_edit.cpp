@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -114,6 +115,25 @@ TEST(CliVerify, AConfigsFolderWithoutAManifestNamesItAndTheOption) {
     EXPECT_EQ(r.exit_code, 2) << option << ": " << r.err;
     EXPECT_NE(r.err.find("no manifest at " + (tmp / "manifest.json").string()), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("--configs DIR"), std::string::npos) << r.err;
+  }
+}
+
+// A path the system refuses (here one over NAME_MAX) is bad input: exit 2 with the path and the
+// system's reason, where std::filesystem's exception used to surface as "internal error" (exit 4).
+TEST(CliErrors, APathTheSystemRefusesIsAUsageErrorNamingIt) {
+  TempDir tmp;
+  const std::string long_name = (tmp / std::string(300, 'y')).string();
+  const std::string db = (fs::path(AOTUNE_SOURCE_DIR) / "configs" / "sm90" / "jagged_sum.json").string();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"verify", "--configs", long_name},
+        std::vector<std::string>{"fit", "--kernel", "jagged_sum", "--arch", "sm90", "--configs", long_name},
+        std::vector<std::string>{"verify", "--source-root", long_name},
+        std::vector<std::string>{"merge", db, long_name, "-o", (tmp / "merged.json").string()}}) {
+    const CliResult r = run_cli(args, tmp.path());
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(long_name), std::string::npos) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("File name too long"), std::string::npos) << args[0] << ": " << r.err;
+    EXPECT_EQ(r.err.find("internal error"), std::string::npos) << args[0] << ": " << r.err;
   }
 }
 

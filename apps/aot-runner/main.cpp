@@ -6,6 +6,8 @@
 
 #include <cstdio>
 #include <exception>
+#include <filesystem>
+#include <string>
 
 #include "aotune/aotune_c.h"
 #include "apps/aot-runner/commands.h"
@@ -78,6 +80,12 @@ int main(int argc, char** argv) {
   } catch (const aotune::Error& e) {
     spdlog::error("{}", e.what());
     return aotune::cli::kFailure;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the system refuses (too long, not permitted, a file where a folder must be): the
+    // input's fault, not aotune's, so the usage code with the path and the system's reason.
+    const std::string second = e.path2().empty() ? "" : " and " + e.path2().string();
+    spdlog::error("{}{}: {}", e.path1().string(), second, e.code().message());
+    return aotune::cli::kUsage;
   } catch (const std::exception& e) {
     spdlog::error("internal error: {}", e.what());
     return aotune::cli::kInternal;
