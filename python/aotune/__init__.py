@@ -14,8 +14,8 @@ assume equal rows. Errors raise InvalidArgumentError (a ValueError) or CudaError
 library's message.
 
 With torch >= 2.4 the same functions are registered as torch.ops.aotune.* (aotune/torch_ops.py),
-which torch.compile(fullgraph=True) traces; calling aotune.* directly skips the dispatcher's cost
-in eager code. Without torch, aotune.library() is the C ABI on raw pointers.
+which torch.compile(fullgraph=True) traces; in eager code call aotune.* directly, since torch's
+dispatcher adds about 12 µs a call (docs/USAGE.md). Without torch, aotune.library() is the C ABI on raw pointers.
 
 libaotune.so is found through $AOTUNE_LIBRARY, else the loader's search (an installed prefix in
 ldconfig's folders, LD_LIBRARY_PATH).
