@@ -117,12 +117,14 @@ def _output(out, shape, like, device):
     return out
 
 
+def _int_arg(value, name, what="an int"):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("aotune: %s must be %s, got %r" % (name, what, value))
+    return value
+
+
 def _max_len(max_len):
-    if max_len is None:
-        return -1
-    if isinstance(max_len, bool) or not isinstance(max_len, int):
-        raise TypeError("aotune: max_len must be an int or None, got %r" % (max_len,))
-    return max_len
+    return -1 if max_len is None else _int_arg(max_len, "max_len", "an int or None")
 
 
 try:  # torch's C fast path for the current stream (Triton's launcher uses it): 0.1 µs, not 4
@@ -199,8 +201,7 @@ def causal_trailing_mean(x, cf, out=None):
     """out[b, d, t] = mean of x[b, d, max(0, t-cf+1) : t+1]; x and out [B, D, T], cf >= 1."""
     device = _check_tensor(x, "x", 3)
     dtype = _data_code(x, "x")
-    if isinstance(cf, bool) or not isinstance(cf, int):
-        raise TypeError("aotune: cf must be an int, got %r" % (cf,))
+    _int_arg(cf, "cf")
     B, D, T = x.shape
     out = _output(out, x.shape, x, device)
     _launch(device, lambda s: library().causal_trailing_mean(

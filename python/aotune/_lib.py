@@ -137,6 +137,8 @@ _lock = threading.Lock()
 def library():
     """The process's Library, loaded on first use (so importing aotune never fails for want of it)."""
     global _loaded
+    if _loaded is not None:  # every call after the first: no lock on the call path
+        return _loaded
     with _lock:
         if _loaded is None:
             _loaded = Library()
