@@ -1,8 +1,6 @@
 // The CLI's `list` command, run as a user would run it.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -10,23 +8,14 @@
 
 #include "aotune/aotune_c.h"
 #include "kernels/common/registry.h"
+#include "tests/process_support.h"
 
 namespace aotune {
 namespace {
 
-std::string run_command(const std::string& cmd, int* status) {
-  std::string out;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return out;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), pipe) != nullptr) out += buf.data();
-  *status = pclose(pipe);
-  return out;
-}
-
 TEST(CliList, JsonListsEveryRegisteredKernelWithAtLeast24Configs) {
   int status = -1;
-  const std::string out = run_command(std::string(AOT_RUNNER_PATH) + " list --json", &status);
+  const std::string out = test::command_output(std::string(AOT_RUNNER_PATH) + " list --json", &status);
   ASSERT_EQ(status, 0) << out;
   const auto j = nlohmann::json::parse(out);
   ASSERT_EQ(j.size(), all_kernels().size());
@@ -38,7 +27,7 @@ TEST(CliList, JsonListsEveryRegisteredKernelWithAtLeast24Configs) {
 
 TEST(CliList, VersionPrintsTheLibraryVersionWithoutACommand) {
   int status = -1;
-  const std::string out = run_command(std::string(AOT_RUNNER_PATH) + " --version", &status);
+  const std::string out = test::command_output(std::string(AOT_RUNNER_PATH) + " --version", &status);
   EXPECT_EQ(status, 0) << out;
   EXPECT_EQ(out.rfind("aot-runner " + std::to_string(AOTUNE_VERSION_MAJOR) + "." +
                           std::to_string(AOTUNE_VERSION_MINOR) + "." +
@@ -50,8 +39,8 @@ TEST(CliList, VersionPrintsTheLibraryVersionWithoutACommand) {
 
 TEST(CliList, AnUnknownSubcommandExitsWithTheUsageCode) {
   int status = -1;
-  run_command(std::string(AOT_RUNNER_PATH) + " frobnicate 2>&1", &status);
-  EXPECT_EQ(WEXITSTATUS(status), 2);
+  test::command_output(std::string(AOT_RUNNER_PATH) + " frobnicate 2>&1", &status);
+  EXPECT_EQ(status, 2);
 }
 
 }  // namespace

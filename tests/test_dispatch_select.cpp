@@ -5,10 +5,14 @@
 #include <cmath>
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
+#include <string>
 #include <vector>
 
 #include "dispatch/src/kernel_heuristic_check.h"
 #include "dispatch/src/kernel_selection.h"
+#include "dispatch/src/selection_log.h"
+#include "tests/process_support.h"
 #include "heuristics/kernel_defaults.h"
 #include "heuristics/kernel_features.h"
 #include "heuristics/row_bound.h"
@@ -121,6 +125,60 @@ TEST(DispatchSelect, TakesTheNextLegalConfigWhenTheLeafsFirstCannotRun) {
   EXPECT_EQ(s.source, heuristics::ChoiceSource::leaf);
   // M=100 is not a multiple of 8: block_row.t256.v8 is illegal on the right side too.
   EXPECT_EQ(id_of(select_jagged_reduce(store, sum_problem(100), 20, 90)), "block_row.t256.v1");
+}
+
+// With AOTUNE_LOG_SELECTIONS on, the calls' own path logs each distinct selection once, naming
+// the calling device and the heuristic that chose; off, it logs nothing.
+TEST(DispatchSelect, LogsEachDistinctSelectionOnceWhenAsked) {
+  const HeuristicStore store = sm90_store();
+  std::vector<std::string> lines;
+  SelectionLog log("1", [&](const std::string& l) { lines.push_back(l); });
+  install_selection_log_for_testing(&log);
+  select_jagged_reduce(store, sum_problem(32), 20, 90);
+  select_jagged_reduce(store, sum_problem(32), 20, 90);
+  select_jagged_reduce(store, sum_problem(256), 20, 90);
+  select_jagged_reduce(store, sum_problem(32), 20, 120);
+  SelectionLog off(nullptr, [&](const std::string& l) { lines.push_back("off: " + l); });
+  install_selection_log_for_testing(&off);
+  select_jagged_reduce(store, sum_problem(64), 20, 90);
+  install_selection_log_for_testing(nullptr);
+  ASSERT_EQ(lines.size(), 3U);
+  EXPECT_EQ(lines[0].rfind("aotune: jagged_sum on sm90 chose group_row.t128.v4.s1 (sm90 heuristic, test, leaf rank 0) for ", 0), 0U)
+      << lines[0];
+  EXPECT_NE(lines[0].find(" M=32 "), std::string::npos) << lines[0];
+  EXPECT_EQ(lines[1].rfind("aotune: jagged_sum on sm90 chose block_row.t256.v8 (sm90 heuristic", 0), 0U) << lines[1];
+  EXPECT_EQ(lines[2].rfind("aotune: jagged_sum on sm120 chose group_row.t128.v4.s1 (sm90 heuristic", 0), 0U)
+      << lines[2];
+}
+
+// What the process's log does under AOTUNE_LOG_SELECTIONS, seen from outside: the parent test runs
+// this binary's disabled child test in a fresh process (the environment is read once per process).
+TEST(DispatchSelect, DISABLED_ProcessLogChild) {
+  const HeuristicStore store = sm90_store();
+  select_jagged_reduce(store, sum_problem(32), 20, 90);
+  select_jagged_reduce(store, sum_problem(32), 20, 90);
+}
+
+TEST(DispatchSelect, TheEnvironmentTurnsTheSelectionLogOn) {
+  const std::string child = "'" + std::filesystem::read_symlink("/proc/self/exe").string() +
+                            "' --gtest_also_run_disabled_tests "
+                            "--gtest_filter=DispatchSelect.DISABLED_ProcessLogChild 2>&1";
+  auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  int code = -1;
+  const std::string on = test::command_output("AOTUNE_LOG_SELECTIONS=1 " + child, &code);
+  EXPECT_EQ(code, 0) << on;
+  EXPECT_EQ(count(on, "aotune: jagged_sum on sm90 chose group_row.t128.v4.s1 (sm90 heuristic, test, leaf rank 0)"), 1U) << on;
+  const std::string unset = test::command_output("env -u AOTUNE_LOG_SELECTIONS " + child, &code);
+  EXPECT_EQ(code, 0) << unset;
+  EXPECT_EQ(count(unset, " chose "), 0U) << unset;
+  const std::string bad = test::command_output("AOTUNE_LOG_SELECTIONS=verbose " + child, &code);
+  EXPECT_EQ(code, 0) << bad;
+  EXPECT_EQ(count(bad, " chose "), 0U) << bad;
+  EXPECT_EQ(count(bad, "AOTUNE_LOG_SELECTIONS='verbose' is not one of"), 1U) << bad;
 }
 
 // A jagged_sum forest of two trees over the same 4 configs as sm90_store(): tree 0 splits on

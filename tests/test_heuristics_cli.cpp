@@ -1,12 +1,9 @@
 // `aot-runner fit`, `emit` and `explain`, run as a user would run them.
 #include <fmt/core.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -16,6 +13,7 @@
 #include "heuristics/row_bound.h"
 #include "kernels/common/cuda_raii.h"
 #include "tests/heuristics_test_support.h"
+#include "tests/process_support.h"
 #include "tuner/atomic_file.h"
 
 namespace aotune {
@@ -23,14 +21,7 @@ namespace {
 
 // stdout of `aot-runner <args>` and its exit code.
 std::string aot_runner(const std::string& args, int* exit_code, const std::string& env = "") {
-  std::string out;
-  FILE* pipe = popen((env + " " + AOT_RUNNER_PATH + " " + args).c_str(), "r");
-  if (pipe == nullptr) return out;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), pipe) != nullptr) out += buf.data();
-  const int status = pclose(pipe);
-  *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
+  return test::command_output(env + " " + AOT_RUNNER_PATH + " " + args, exit_code);
 }
 
 // A jagged_sum database from the simulated device's cost model, saved in `dir`; returns its path.

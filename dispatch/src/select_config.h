@@ -12,6 +12,7 @@
 
 #include "aotune/heuristic_store.h"
 #include "dispatch/src/kernel_heuristic_check.h"
+#include "dispatch/src/selection_log.h"
 #include "heuristics/row_bound.h"
 #include "heuristics/tree_node.h"
 #include "kernels/common/errors.h"
@@ -74,7 +75,14 @@ Selection select_config(const HeuristicStore& store, std::string_view kernel, in
       },
       costs);
   if (c.source == heuristics::ChoiceSource::none) throw_no_legal_config(kernel);
-  return {c.config, c.source, h != nullptr ? h->arch : 0};
+  const int arch_used = h != nullptr ? h->arch : 0;
+  if (SelectionLog& log = process_selection_log(); log.enabled()) [[unlikely]] {
+    log.record({.kernel = kernel, .device_arch = device_arch, .features = &features,
+                .config_id = config_ids(find_kernel(kernel))[c.config], .source = c.source,
+                .rank = c.rank, .arch_used = arch_used,
+                .heuristic_source = h != nullptr ? std::string_view(h->source) : std::string_view()});
+  }
+  return {c.config, c.source, arch_used};
 }
 
 // Index of the kernel's safe default config (heuristics/kernel_defaults.h) in its space.

@@ -1,0 +1,79 @@
+#include "dispatch/src/selection_log.h"
+
+#include <fmt/core.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <utility>
+
+#include "aotune/arch_fallback.h"
+
+namespace aotune::dispatch {
+
+namespace {
+
+std::atomic<SelectionLog*> installed{nullptr};
+
+}  // namespace
+
+SelectionLog::SelectionLog(const char* setting, Sink sink, std::size_t capacity)
+    : sink_(std::move(sink)), capacity_(capacity) {
+  const std::string_view v = setting == nullptr ? std::string_view() : std::string_view(setting);
+  if (v == "1" || v == "true" || v == "on") {
+    enabled_ = true;
+  } else if (!(v.empty() || v == "0" || v == "false" || v == "off")) {
+    warning_ = fmt::format(
+        "aotune: AOTUNE_LOG_SELECTIONS='{}' is not one of 1, true, on (log each distinct "
+        "selection once) or 0, false, off; selections are not logged",
+        v);
+  }
+}
+
+void SelectionLog::record(const LoggedSelection& s) {
+  std::string line = format_selection(s);
+  {
+    const std::lock_guard lock(mutex_);
+    if (full_ || seen_.contains(line)) return;
+    if (seen_.size() >= capacity_) {
+      full_ = true;
+      line = fmt::format(
+          "aotune: {} distinct selections logged (AOTUNE_LOG_SELECTIONS); later new ones are not",
+          capacity_);
+    } else {
+      seen_.insert(line);
+    }
+  }
+  sink_(line);
+}
+
+std::string format_selection(const LoggedSelection& s) {
+  std::string line = fmt::format("aotune: {} on {} chose {} (", s.kernel, arch_name(s.device_arch), s.config_id);
+  if (s.arch_used != 0) {
+    line += fmt::format("{} heuristic, {}, {} rank {}", arch_name(s.arch_used), s.heuristic_source,
+                        heuristics::to_string(s.source), s.rank);
+  } else {
+    line += fmt::format("no heuristic applies, {}", heuristics::to_string(s.source));
+  }
+  line += ") for";
+  if (s.features != nullptr) {
+    for (const auto& [name, value] : *s.features) line += fmt::format(" {}={}", name, value);
+  }
+  return line;
+}
+
+SelectionLog& process_selection_log() {
+  if (SelectionLog* log = installed.load(std::memory_order_acquire)) return *log;
+  static SelectionLog log(std::getenv("AOTUNE_LOG_SELECTIONS"),
+                          [](const std::string& line) { spdlog::info("{}", line); });
+  static const bool warned = [] {
+    if (!log.warning().empty()) spdlog::warn("{}", log.warning());
+    return true;
+  }();
+  (void)warned;
+  return log;
+}
+
+void install_selection_log_for_testing(SelectionLog* log) { installed.store(log, std::memory_order_release); }
+
+}  // namespace aotune::dispatch
