@@ -15,7 +15,19 @@ namespace {
 
 std::atomic<SelectionLog*> installed{nullptr};
 
+const char* setting() { return std::getenv("AOTUNE_LOG_SELECTIONS"); }
+
+// AOTUNE_LOG_SELECTIONS as the process has it when the library loads; a bad value is warned about
+// here, once (the hot path never looks at the setting again).
+bool setting_is_on() {
+  const SelectionLog parsed(setting(), {});
+  if (!parsed.warning().empty()) spdlog::warn("{}", parsed.warning());
+  return parsed.enabled();
+}
+
 }  // namespace
+
+std::atomic<bool> selection_log_on{setting_is_on()};
 
 SelectionLog::SelectionLog(const char* setting, Sink sink, std::size_t capacity)
     : sink_(std::move(sink)), capacity_(capacity) {
@@ -64,16 +76,14 @@ std::string format_selection(const LoggedSelection& s) {
 
 SelectionLog& process_selection_log() {
   if (SelectionLog* log = installed.load(std::memory_order_acquire)) return *log;
-  static SelectionLog log(std::getenv("AOTUNE_LOG_SELECTIONS"),
-                          [](const std::string& line) { spdlog::info("{}", line); });
-  static const bool warned = [] {
-    if (!log.warning().empty()) spdlog::warn("{}", log.warning());
-    return true;
-  }();
-  (void)warned;
+  static SelectionLog log(setting(), [](const std::string& line) { spdlog::info("{}", line); });
   return log;
 }
 
-void install_selection_log_for_testing(SelectionLog* log) { installed.store(log, std::memory_order_release); }
+void install_selection_log_for_testing(SelectionLog* log) {
+  installed.store(log, std::memory_order_release);
+  selection_log_on.store(log != nullptr ? log->enabled() : SelectionLog(setting(), {}).enabled(),
+                         std::memory_order_relaxed);
+}
 
 }  // namespace aotune::dispatch

@@ -6,6 +6,7 @@
 // other FFI caller, without a rebuild.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <mutex>
@@ -61,11 +62,16 @@ class SelectionLog {
 // heuristic, compiled, leaf rank 0) for elem_bytes=4 B=1024 M=256 ...".
 std::string format_selection(const LoggedSelection& s);
 
-// The process's log, from AOTUNE_LOG_SELECTIONS at first use, writing through spdlog (a bad value
-// is warned about once, then ignored); or the one a test installed.
+// Whether select_config should record: AOTUNE_LOG_SELECTIONS turned on, read when the library
+// loads (or a test installed a log). One relaxed load on every call, so off costs nothing that
+// shows (PERF.md, Session 44).
+extern std::atomic<bool> selection_log_on;
+
+// The process's log, from AOTUNE_LOG_SELECTIONS, writing through spdlog; or the one a test
+// installed.
 SelectionLog& process_selection_log();
 
-// Makes `log` the process's log until called again with null (tests: the environment is read
+// Makes `log` the process's log (and sets selection_log_on from it) until called again with null (tests: the environment is read
 // once per process, and a test binary runs many tests in one).
 void install_selection_log_for_testing(SelectionLog* log);
 
