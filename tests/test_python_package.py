@@ -262,6 +262,21 @@ class TorchOnGpu(unittest.TestCase):
         for a, b in zip(eager, compiled):
             torch.testing.assert_close(a, b)
 
+    def test_the_selection_log_names_each_distinct_call_once(self):
+        # AOTUNE_LOG_SELECTIONS is read when the library loads, so a fresh process.
+        code = ("import torch, aotune\n"
+                "x = torch.randn(2, 8, 300, device='cuda')\n"
+                "for _ in range(3):\n    aotune.causal_trailing_mean(x, 9)\n"
+                "aotune.causal_trailing_mean(x, 10)\n"
+                "torch.cuda.synchronize()\n")
+        env = dict(os.environ, AOTUNE_LOG_SELECTIONS="1", PYTHONPATH=os.path.join(ROOT, "python"))
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [l for l in r.stderr.splitlines() if "aotune: causal_trailing_mean on sm" in l]
+        self.assertEqual(len(lines), 2, r.stderr)  # cf 9 three times, cf 10 once
+        self.assertIn(" cf=9 ", lines[0] + " ")
+        self.assertIn(" cf=10 ", lines[1] + " ")
+
     def test_a_cuda_graph_replays_with_new_inputs(self):
         # causal_trailing_mean and jagged_dense_add take no scratch; the jagged reduces' scratch
         # configs under capture are docs/wip/graph_capture.patch's.
