@@ -67,6 +67,15 @@ TEST(CApi, ClearsTheLastErrorAfterASuccessfulCall) {
   EXPECT_STREQ(aotune_last_error(), "");
 }
 
+// With scratch cached or none (always none without a GPU) it succeeds and clears the last error.
+TEST(CApi, ReleasingWorkspacesWithNoneHeldSucceeds) {
+  aotune_causal_trailing_mean(fake(), fake_out(), 2, 3, 100, 0, AOTUNE_DTYPE_F32, nullptr);
+  ASSERT_STRNE(aotune_last_error(), "");
+  EXPECT_EQ(aotune_release_workspaces(), AOTUNE_OK);
+  EXPECT_STREQ(aotune_last_error(), "");
+  EXPECT_EQ(aotune_release_workspaces(), AOTUNE_OK);
+}
+
 TEST(CApi, NamesItsStatuses) {
   EXPECT_STREQ(aotune_status_string(AOTUNE_OK), "ok");
   EXPECT_STREQ(aotune_status_string(AOTUNE_ERROR_INVALID_ARGUMENT), "invalid argument");

@@ -8,9 +8,12 @@
 
 #include "aotune/aotune_c.h"
 #include "aotune/causal_trailing_mean.h"
+#include "aotune/device.h"
+#include "aotune/heuristic_store.h"
 #include "aotune/jagged_dense_add.h"
 #include "aotune/jagged_mean.h"
 #include "aotune/jagged_sum.h"
+#include "dispatch/src/kernel_selection.h"
 #include "kernels/causal_trailing_mean/causal_trailing_mean.h"
 #include "kernels/common/cuda_raii.h"
 #include "kernels/common/host_data.h"
@@ -172,6 +175,50 @@ TEST_P(DispatchGpu, CausalTrailingMeanMatchesTheReference) {
     const CheckResult check =
         compare_to_reference(download(d_out, ref.size(), dtype), ref, scale, dtype);
     EXPECT_TRUE(check.ok) << "T=" << T << " cf=" << cf << ": " << check.message;
+  }
+}
+
+// aotune_release_workspaces() between calls whose config takes scratch: each call after it gets a
+// new zeroed buffer and the reference result (the kernels count on zeroed scratch).
+TEST_P(DispatchGpu, ReleasingTheWorkspacesBetweenCallsKeepsResultsRight) {
+  AOTUNE_REQUIRE_GPU();
+  const bool c_abi = GetParam();
+  std::mt19937_64 rng(17);
+  // One long row among short ones: the sm90 heuristic sends it to a config that splits the long
+  // row over blocks, with scratch (checked below, or the test would not test what it says).
+  const int64_t B = 4, M = 8;
+  const std::vector<int64_t> offsets = {0, 300, 399300, 399600, 399900};
+  const int64_t nnz = offsets.back();
+  DeviceBuffer d_offsets = upload_bytes(encode_index(offsets, IndexType::i64));
+  DeviceBuffer d_out(static_cast<std::size_t>(B * M) * dtype_size(DType::f32));
+  for (int round = 0; round < 3; ++round) {
+    const std::vector<double> values = random_values(static_cast<std::size_t>(nnz * M), DType::f32, rng);
+    DeviceBuffer d_values = upload_bytes(encode(values, DType::f32));
+    const jagged_reduce::Problem p{.op = jagged_reduce::Op::sum, .B = B, .M = M, .nnz = nnz,
+                                   .dtype = DType::f32, .index = IndexType::i64,
+                                   .values = d_values.get(), .offsets = d_offsets.get(),
+                                   .feature_counts = nullptr, .out = d_out.get()};
+    if (round == 0) {
+      const dispatch::Selection s = dispatch::select_jagged_reduce(
+          *dispatch::current_store(), p, longest(offsets), dispatch::device_arch(dispatch::current_device()));
+      ASSERT_GT(jagged_reduce::workspace_bytes(jagged_reduce::config_space()[s.config], p), 0U)
+          << jagged_reduce::config_id(jagged_reduce::config_space()[s.config])
+          << " takes no scratch: pick a shape whose config does";
+    }
+    if (c_abi) {
+      ASSERT_EQ(aotune_jagged_sum(p.values, p.offsets, p.out, B, M, nnz, longest(offsets),
+                                  AOTUNE_DTYPE_F32, AOTUNE_INDEX_I64, nullptr),
+                AOTUNE_OK)
+          << aotune_last_error();
+    } else {
+      ops::jagged_sum(p.values, p.offsets, p.out, B, M, nnz, longest(offsets), DType::f32, IndexType::i64);
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const auto ref = jagged_reduce::reference_with_scale(jagged_reduce::Op::sum, values, offsets, {}, M);
+    const CheckResult check =
+        compare_to_reference(download(d_out, ref.out.size(), DType::f32), ref.out, ref.scale, DType::f32);
+    EXPECT_TRUE(check.ok) << "round " << round << ": " << check.message;
+    ASSERT_EQ(aotune_release_workspaces(), AOTUNE_OK) << aotune_last_error();
   }
 }
 

@@ -62,6 +62,10 @@ class CAbi(unittest.TestCase):
         with self.assertRaisesRegex(aotune.InvalidArgumentError, "index type code 5"):
             self.lib.jagged_dense_add(16, 32, 48, 64, 2, 4, 8, -1, _lib.DTYPE_F16, 5)
 
+    def test_releasing_workspaces_with_none_held_succeeds(self):
+        self.assertIsNone(self.lib.release_workspaces())
+        self.assertIsNone(aotune.release_workspaces())
+
     def test_status_strings(self):
         self.assertEqual(self.lib.status_string(_lib.OK), "ok")
         self.assertEqual(self.lib.status_string(_lib.CUDA_ERROR), "CUDA error")
@@ -261,6 +265,15 @@ class TorchOnGpu(unittest.TestCase):
         compiled = torch.compile(f, fullgraph=True)(v, off, x)
         for a, b in zip(eager, compiled):
             torch.testing.assert_close(a, b)
+
+    def test_calls_after_releasing_the_workspaces_match_the_reference(self):
+        # One long row among short ones: a config that splits it over blocks, with scratch.
+        off = torch.tensor([0, 300, 399300, 399600, 399900], device="cuda")
+        for _ in range(2):
+            v = torch.randn(399900, 8, device="cuda")
+            out = aotune.jagged_sum(v, off, max_len=399000)
+            aotune.release_workspaces()
+            self.assert_matches(out, ref_jagged_sum(v, off), ref_jagged_sum(v.abs(), off), "after release")
 
     def test_the_selection_log_names_each_distinct_call_once(self):
         # AOTUNE_LOG_SELECTIONS is read when the library loads, so a fresh process.

@@ -11,6 +11,7 @@
 #include "aotune/jagged_dense_add.h"
 #include "aotune/jagged_mean.h"
 #include "aotune/jagged_sum.h"
+#include "aotune/workspace.h"
 
 namespace {
 
@@ -128,6 +129,10 @@ const char* aotune_status_string(aotune_status status) {
 
 aotune_status aotune_reload_heuristics(void) {
   return guarded([] { aotune::dispatch::reload_heuristics(); });
+}
+
+aotune_status aotune_release_workspaces(void) {
+  return guarded([] { aotune::dispatch::release_workspaces(); });
 }
 
 int32_t aotune_version(void) { return AOTUNE_VERSION; }

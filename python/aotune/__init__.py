@@ -25,7 +25,8 @@ from ._lib import (VERSION, AotuneError, CudaError, InvalidArgumentError, Librar
 from . import _lib
 
 __version__ = "%d.%d.%d" % VERSION
-__all__ = ["jagged_sum", "jagged_mean", "jagged_dense_add", "causal_trailing_mean", "library",
+__all__ = ["jagged_sum", "jagged_mean", "jagged_dense_add", "causal_trailing_mean",
+           "release_workspaces", "library",
            "Library", "AotuneError", "InvalidArgumentError", "CudaError", "LibraryNotFoundError",
            "__version__"]
 
@@ -207,6 +208,14 @@ def causal_trailing_mean(x, cf, out=None):
     _launch(device, lambda s: library().causal_trailing_mean(
         x.data_ptr(), out.data_ptr(), B, D, T, cf, dtype, s))
     return out
+
+
+def release_workspaces():
+    """Frees the scratch the library keeps for jagged_sum and jagged_mean (one buffer per device
+    and stream, as large as the largest call that needed one; up to B x M floats). It waits for
+    the device's queued work; a later call that needs scratch allocates it again. Not while
+    another thread is inside an aotune call."""
+    library().release_workspaces()
 
 
 try:

@@ -87,6 +87,7 @@ class Library:
             "aotune_jagged_dense_add": [p, p, p, p, i64, i64, i64, i64, i32, i32, p],
             "aotune_causal_trailing_mean": [p, p, i64, i64, i64, i64, i32, p],
             "aotune_reload_heuristics": [],
+            "aotune_release_workspaces": [],
         }
         for name, argtypes in signatures.items():
             f = getattr(lib, name)
@@ -125,6 +126,9 @@ class Library:
 
     def reload_heuristics(self):
         self._check(self._lib.aotune_reload_heuristics())
+
+    def release_workspaces(self):
+        self._check(self._lib.aotune_release_workspaces())
 
     def status_string(self, status):
         return self._lib.aotune_status_string(status).decode()

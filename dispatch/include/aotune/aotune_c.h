@@ -70,6 +70,13 @@ const char* aotune_status_string(aotune_status status);
 /* Re-reads the heuristics in $AOTUNE_HEURISTIC_DIR over the compiled ones. */
 aotune_status aotune_reload_heuristics(void);
 
+/* Frees the scratch the library keeps for jagged_sum and jagged_mean calls: one buffer per device
+ * and stream, as large as the largest call that needed one (B x M floats and a counter per row or
+ * tile, for the configs that split rows across blocks). cudaFree waits for the device's queued
+ * work. A later call that needs scratch allocates it again. Not while another thread is inside a
+ * jagged_sum or jagged_mean call. */
+aotune_status aotune_release_workspaces(void);
+
 /* The loaded library's AOTUNE_VERSION. A caller that loads it at run time (ctypes, dlopen) compares
  * this with the version it was written for: the same major and minor keep the ABI. */
 int32_t aotune_version(void);
