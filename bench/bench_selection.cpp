@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "aotune/heuristic_store.h"
 #include "dispatch/src/kernel_heuristic_check.h"
 #include "dispatch/src/kernel_selection.h"
+#include "dispatch/src/selection_log.h"
 #include "heuristics/forest.h"
 #include "heuristics/kernel_features.h"
 #include "heuristics/tree_node.h"
@@ -171,6 +173,20 @@ void BM_HostDispatchJaggedSumCompiled(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_HostDispatchJaggedSumCompiled);
+
+// The same with AOTUNE_LOG_SELECTIONS on: every call formats its line to look it up among those
+// already logged (the sink, never reached after the first call, writes nothing).
+void BM_HostDispatchJaggedSumCompiledLogged(benchmark::State& state) {
+  const auto p = problem(4096, 256, 4096 * 37);
+  aotune::dispatch::SelectionLog log("1", [](const std::string&) {});
+  aotune::dispatch::install_selection_log_for_testing(&log);
+  for (auto _ : state) {
+    const auto store = aotune::dispatch::current_store();
+    benchmark::DoNotOptimize(aotune::dispatch::select_jagged_reduce(*store, p, 500, 90));
+  }
+  aotune::dispatch::install_selection_log_for_testing(nullptr);
+}
+BENCHMARK(BM_HostDispatchJaggedSumCompiledLogged);
 
 // 1024 jagged_sum calls of random sizes (B 1-65536, M 1-1024, rows up to 1-8192 long, half of
 // them full on average, bf16 or f32), each with its longest row.

@@ -3,7 +3,10 @@
 // test_dispatch_select.cpp, next to its heuristics.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "dispatch/src/selection_log.h"
@@ -52,6 +55,34 @@ TEST(SelectionLog, EachDistinctSelectionOnceUpToItsCapacity) {
   log.record(a);
   ASSERT_EQ(lines.size(), 3U);
   EXPECT_EQ(lines[2], "aotune: 2 distinct selections logged (AOTUNE_LOG_SELECTIONS); later new ones are not");
+}
+
+// Threads calling the same shapes at once: each selection still logged exactly once.
+TEST(SelectionLog, ThreadsRecordingTheSameSelectionsLogEachOnce) {
+  std::mutex mutex;
+  std::vector<std::string> lines;
+  SelectionLog log("1", [&](const std::string& l) {
+    const std::lock_guard lock(mutex);
+    lines.push_back(l);
+  });
+  std::vector<Features> shapes;
+  for (int i = 0; i < 50; ++i) shapes.push_back({{"B", static_cast<double>(i)}, {"M", 8}});
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int rep = 0; rep < 100; ++rep) {
+        for (std::size_t i = 0; i < shapes.size(); ++i) {
+          const Features& f = shapes[(i + static_cast<std::size_t>(t) * 7) % shapes.size()];
+          log.record({.kernel = "jagged_sum", .device_arch = 90, .features = &f,
+                      .config_id = "flat_scan.t256.v4", .arch_used = 90, .heuristic_source = "compiled"});
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(lines.size(), shapes.size());
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(std::unique(lines.begin(), lines.end()), lines.end());
 }
 
 TEST(SelectionLog, ALineNamesTheDeviceTheConfigTheHeuristicAndEveryFeature) {

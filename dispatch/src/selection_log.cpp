@@ -14,6 +14,7 @@ namespace aotune::dispatch {
 namespace {
 
 std::atomic<SelectionLog*> installed{nullptr};
+std::atomic<uint64_t> next_log_id{1};
 
 const char* setting() { return std::getenv("AOTUNE_LOG_SELECTIONS"); }
 
@@ -30,7 +31,7 @@ bool setting_is_on() {
 std::atomic<bool> selection_log_on{setting_is_on()};
 
 SelectionLog::SelectionLog(const char* setting, Sink sink, std::size_t capacity)
-    : sink_(std::move(sink)), capacity_(capacity) {
+    : id_(next_log_id.fetch_add(1, std::memory_order_relaxed)), sink_(std::move(sink)), capacity_(capacity) {
   const std::string_view v = setting == nullptr ? std::string_view() : std::string_view(setting);
   if (v == "1" || v == "true" || v == "on") {
     enabled_ = true;
@@ -42,18 +43,54 @@ SelectionLog::SelectionLog(const char* setting, Sink sink, std::size_t capacity)
   }
 }
 
+namespace {
+
+// What makes a selection distinct, as raw bytes (no formatting: a model repeats its shapes, and
+// the log is looked up on every call). Feature names are the kernel's, so their values suffice.
+void selection_key(const LoggedSelection& s, std::string& key) {
+  auto add = [&](const void* p, std::size_t n) { key.append(static_cast<const char*>(p), n); };
+  key.clear();
+  key.append(s.kernel).push_back('\0');
+  key.append(s.config_id).push_back('\0');
+  key.append(s.heuristic_source).push_back('\0');
+  add(&s.device_arch, sizeof s.device_arch);
+  add(&s.arch_used, sizeof s.arch_used);
+  add(&s.source, sizeof s.source);
+  add(&s.rank, sizeof s.rank);
+  if (s.features != nullptr) {
+    for (const auto& f : *s.features) add(&f.second, sizeof f.second);
+  }
+}
+
+}  // namespace
+
 void SelectionLog::record(const LoggedSelection& s) {
-  std::string line = format_selection(s);
+  // This thread's last selection is checked without the lock: a loop calling one shape costs a
+  // key and a compare (PERF.md, Session 44).
+  thread_local std::string key;
+  thread_local std::string last;
+  thread_local uint64_t last_log = 0;
+  selection_key(s, key);
+  if (last_log == id_ && key == last) return;
+  std::string line;
   {
     const std::lock_guard lock(mutex_);
-    if (full_ || seen_.contains(line)) return;
+    if (full_) return;
+    if (seen_.contains(key)) {
+      last = key;
+      last_log = id_;
+      return;
+    }
     if (seen_.size() >= capacity_) {
       full_ = true;
       line = fmt::format(
           "aotune: {} distinct selections logged (AOTUNE_LOG_SELECTIONS); later new ones are not",
           capacity_);
     } else {
-      seen_.insert(line);
+      seen_.insert(key);
+      last = key;
+      last_log = id_;
+      line = format_selection(s);
     }
   }
   sink_(line);

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -49,6 +50,7 @@ class SelectionLog {
   void record(const LoggedSelection& s);
 
  private:
+  uint64_t id_;  // never reused: a thread's memo of its last selection names the log it was for
   bool enabled_ = false;
   std::string warning_;
   Sink sink_;
