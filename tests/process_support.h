@@ -17,7 +17,8 @@ inline std::string command_output(const std::string& command, int* exit_code) {
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return out;
   std::array<char, 4096> buf{};
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;) out.append(buf.data(), n);
+  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;)
+    out.append(buf.data(), n);
   const int status = pclose(pipe);
   if (status != -1 && WIFEXITED(status)) *exit_code = WEXITSTATUS(status);
   return out;

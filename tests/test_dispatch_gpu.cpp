@@ -192,15 +192,23 @@ TEST_P(DispatchGpu, ReleasingTheWorkspacesBetweenCallsKeepsResultsRight) {
   DeviceBuffer d_offsets = upload_bytes(encode_index(offsets, IndexType::i64));
   DeviceBuffer d_out(static_cast<std::size_t>(B * M) * dtype_size(DType::f32));
   for (int round = 0; round < 3; ++round) {
-    const std::vector<double> values = random_values(static_cast<std::size_t>(nnz * M), DType::f32, rng);
+    const std::vector<double> values =
+        random_values(static_cast<std::size_t>(nnz * M), DType::f32, rng);
     DeviceBuffer d_values = upload_bytes(encode(values, DType::f32));
-    const jagged_reduce::Problem p{.op = jagged_reduce::Op::sum, .B = B, .M = M, .nnz = nnz,
-                                   .dtype = DType::f32, .index = IndexType::i64,
-                                   .values = d_values.get(), .offsets = d_offsets.get(),
-                                   .feature_counts = nullptr, .out = d_out.get()};
+    const jagged_reduce::Problem p{.op = jagged_reduce::Op::sum,
+                                   .B = B,
+                                   .M = M,
+                                   .nnz = nnz,
+                                   .dtype = DType::f32,
+                                   .index = IndexType::i64,
+                                   .values = d_values.get(),
+                                   .offsets = d_offsets.get(),
+                                   .feature_counts = nullptr,
+                                   .out = d_out.get()};
     if (round == 0) {
-      const dispatch::Selection s = dispatch::select_jagged_reduce(
-          *dispatch::current_store(), p, longest(offsets), dispatch::device_arch(dispatch::current_device()));
+      const dispatch::Selection s =
+          dispatch::select_jagged_reduce(*dispatch::current_store(), p, longest(offsets),
+                                         dispatch::device_arch(dispatch::current_device()));
       ASSERT_GT(jagged_reduce::workspace_bytes(jagged_reduce::config_space()[s.config], p), 0U)
           << jagged_reduce::config_id(jagged_reduce::config_space()[s.config])
           << " takes no scratch: pick a shape whose config does";
@@ -211,12 +219,14 @@ TEST_P(DispatchGpu, ReleasingTheWorkspacesBetweenCallsKeepsResultsRight) {
                 AOTUNE_OK)
           << aotune_last_error();
     } else {
-      ops::jagged_sum(p.values, p.offsets, p.out, B, M, nnz, longest(offsets), DType::f32, IndexType::i64);
+      ops::jagged_sum(p.values, p.offsets, p.out, B, M, nnz, longest(offsets), DType::f32,
+                      IndexType::i64);
     }
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    const auto ref = jagged_reduce::reference_with_scale(jagged_reduce::Op::sum, values, offsets, {}, M);
-    const CheckResult check =
-        compare_to_reference(download(d_out, ref.out.size(), DType::f32), ref.out, ref.scale, DType::f32);
+    const auto ref =
+        jagged_reduce::reference_with_scale(jagged_reduce::Op::sum, values, offsets, {}, M);
+    const CheckResult check = compare_to_reference(download(d_out, ref.out.size(), DType::f32),
+                                                   ref.out, ref.scale, DType::f32);
     EXPECT_TRUE(check.ok) << "round " << round << ": " << check.message;
     ASSERT_EQ(aotune_release_workspaces(), AOTUNE_OK) << aotune_last_error();
   }

@@ -2,8 +2,8 @@
 // the leaf's first config cannot run the problem, the default when nothing is tuned.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -12,12 +12,12 @@
 #include "dispatch/src/kernel_heuristic_check.h"
 #include "dispatch/src/kernel_selection.h"
 #include "dispatch/src/selection_log.h"
-#include "tests/process_support.h"
 #include "heuristics/kernel_defaults.h"
 #include "heuristics/kernel_features.h"
 #include "heuristics/row_bound.h"
 #include "kernels/common/errors.h"
 #include "kernels/common/registry.h"
+#include "tests/process_support.h"
 
 namespace aotune::dispatch {
 namespace {
@@ -143,11 +143,18 @@ TEST(DispatchSelect, LogsEachDistinctSelectionOnceWhenAsked) {
   select_jagged_reduce(store, sum_problem(64), 20, 90);
   install_selection_log_for_testing(nullptr);
   ASSERT_EQ(lines.size(), 3U);
-  EXPECT_EQ(lines[0].rfind("aotune: jagged_sum on sm90 chose group_row.t128.v4.s1 (sm90 heuristic, test, leaf rank 0) for ", 0), 0U)
+  EXPECT_EQ(lines[0].rfind("aotune: jagged_sum on sm90 chose group_row.t128.v4.s1 (sm90 heuristic, "
+                           "test, leaf rank 0) for ",
+                           0),
+            0U)
       << lines[0];
   EXPECT_NE(lines[0].find(" M=32 "), std::string::npos) << lines[0];
-  EXPECT_EQ(lines[1].rfind("aotune: jagged_sum on sm90 chose block_row.t256.v8 (sm90 heuristic", 0), 0U) << lines[1];
-  EXPECT_EQ(lines[2].rfind("aotune: jagged_sum on sm120 chose group_row.t128.v4.s1 (sm90 heuristic", 0), 0U)
+  EXPECT_EQ(lines[1].rfind("aotune: jagged_sum on sm90 chose block_row.t256.v8 (sm90 heuristic", 0),
+            0U)
+      << lines[1];
+  EXPECT_EQ(
+      lines[2].rfind("aotune: jagged_sum on sm120 chose group_row.t128.v4.s1 (sm90 heuristic", 0),
+      0U)
       << lines[2];
 }
 
@@ -165,13 +172,18 @@ TEST(DispatchSelect, TheEnvironmentTurnsTheSelectionLogOn) {
                             "--gtest_filter=DispatchSelect.DISABLED_ProcessLogChild 2>&1";
   auto count = [](const std::string& text, const std::string& what) {
     std::size_t n = 0;
-    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+      ++n;
     return n;
   };
   int code = -1;
   const std::string on = test::command_output("AOTUNE_LOG_SELECTIONS=1 " + child, &code);
   EXPECT_EQ(code, 0) << on;
-  EXPECT_EQ(count(on, "aotune: jagged_sum on sm90 chose group_row.t128.v4.s1 (sm90 heuristic, test, leaf rank 0)"), 1U) << on;
+  EXPECT_EQ(count(on,
+                  "aotune: jagged_sum on sm90 chose group_row.t128.v4.s1 (sm90 heuristic, test, "
+                  "leaf rank 0)"),
+            1U)
+      << on;
   const std::string unset = test::command_output("env -u AOTUNE_LOG_SELECTIONS " + child, &code);
   EXPECT_EQ(code, 0) << unset;
   EXPECT_EQ(count(unset, " chose "), 0U) << unset;

@@ -33,12 +33,17 @@ TEST(SelectionLog, OnlyTheDocumentedSettingsTurnItOnAndABadOneIsNamed) {
 
 TEST(SelectionLog, EachDistinctSelectionOnceUpToItsCapacity) {
   std::vector<std::string> lines;
-  SelectionLog log("1", [&](const std::string& l) { lines.push_back(l); }, 2);
+  SelectionLog log(
+      "1", [&](const std::string& l) { lines.push_back(l); }, 2);
   const Features small = {{"B", 8}, {"M", 32}};
   const Features large = {{"B", 8}, {"M", 256}};
   const Features third = {{"B", 9}, {"M", 256}};
-  const LoggedSelection a{.kernel = "jagged_sum", .device_arch = 90, .features = &small,
-                          .config_id = "group_row.t128.v4.s1", .arch_used = 90, .heuristic_source = "compiled"};
+  const LoggedSelection a{.kernel = "jagged_sum",
+                          .device_arch = 90,
+                          .features = &small,
+                          .config_id = "group_row.t128.v4.s1",
+                          .arch_used = 90,
+                          .heuristic_source = "compiled"};
   LoggedSelection b = a;
   b.features = &large;
   LoggedSelection c = a;
@@ -54,7 +59,8 @@ TEST(SelectionLog, EachDistinctSelectionOnceUpToItsCapacity) {
   log.record(c);
   log.record(a);
   ASSERT_EQ(lines.size(), 3U);
-  EXPECT_EQ(lines[2], "aotune: 2 distinct selections logged (AOTUNE_LOG_SELECTIONS); later new ones are not");
+  EXPECT_EQ(lines[2],
+            "aotune: 2 distinct selections logged (AOTUNE_LOG_SELECTIONS); later new ones are not");
 }
 
 // Threads calling the same shapes at once: each selection still logged exactly once.
@@ -73,8 +79,12 @@ TEST(SelectionLog, ThreadsRecordingTheSameSelectionsLogEachOnce) {
       for (int rep = 0; rep < 100; ++rep) {
         for (std::size_t i = 0; i < shapes.size(); ++i) {
           const Features& f = shapes[(i + static_cast<std::size_t>(t) * 7) % shapes.size()];
-          log.record({.kernel = "jagged_sum", .device_arch = 90, .features = &f,
-                      .config_id = "flat_scan.t256.v4", .arch_used = 90, .heuristic_source = "compiled"});
+          log.record({.kernel = "jagged_sum",
+                      .device_arch = 90,
+                      .features = &f,
+                      .config_id = "flat_scan.t256.v4",
+                      .arch_used = 90,
+                      .heuristic_source = "compiled"});
         }
       }
     });
@@ -87,17 +97,24 @@ TEST(SelectionLog, ThreadsRecordingTheSameSelectionsLogEachOnce) {
 
 TEST(SelectionLog, ALineNamesTheDeviceTheConfigTheHeuristicAndEveryFeature) {
   const Features f = {{"elem_bytes", 2}, {"B", 1024}, {"skew", 1.5}, {"nnz", 4294967296.0}};
-  LoggedSelection s{.kernel = "jagged_sum", .device_arch = 120, .features = &f,
-                    .config_id = "flat_scan.t256.v4", .source = heuristics::ChoiceSource::fallback,
-                    .rank = 2, .arch_used = 90, .heuristic_source = "compiled"};
-  EXPECT_EQ(format_selection(s),
-            "aotune: jagged_sum on sm120 chose flat_scan.t256.v4 (sm90 heuristic, compiled, fallback "
-            "rank 2) for elem_bytes=2 B=1024 skew=1.5 nnz=4294967296");
+  LoggedSelection s{.kernel = "jagged_sum",
+                    .device_arch = 120,
+                    .features = &f,
+                    .config_id = "flat_scan.t256.v4",
+                    .source = heuristics::ChoiceSource::fallback,
+                    .rank = 2,
+                    .arch_used = 90,
+                    .heuristic_source = "compiled"};
+  EXPECT_EQ(
+      format_selection(s),
+      "aotune: jagged_sum on sm120 chose flat_scan.t256.v4 (sm90 heuristic, compiled, fallback "
+      "rank 2) for elem_bytes=2 B=1024 skew=1.5 nnz=4294967296");
   s.arch_used = 0;
   s.source = heuristics::ChoiceSource::default_config;
-  EXPECT_EQ(format_selection(s),
-            "aotune: jagged_sum on sm120 chose flat_scan.t256.v4 (no heuristic applies, default_config) "
-            "for elem_bytes=2 B=1024 skew=1.5 nnz=4294967296");
+  EXPECT_EQ(
+      format_selection(s),
+      "aotune: jagged_sum on sm120 chose flat_scan.t256.v4 (no heuristic applies, default_config) "
+      "for elem_bytes=2 B=1024 skew=1.5 nnz=4294967296");
 }
 
 }  // namespace

@@ -77,10 +77,15 @@ Selection select_config(const HeuristicStore& store, std::string_view kernel, in
   if (c.source == heuristics::ChoiceSource::none) throw_no_legal_config(kernel);
   const int arch_used = h != nullptr ? h->arch : 0;
   if (selection_log_on.load(std::memory_order_relaxed)) [[unlikely]] {
-    process_selection_log().record({.kernel = kernel, .device_arch = device_arch, .features = &features,
-                .config_id = config_ids(find_kernel(kernel))[c.config], .source = c.source,
-                .rank = c.rank, .arch_used = arch_used,
-                .heuristic_source = h != nullptr ? std::string_view(h->source) : std::string_view()});
+    process_selection_log().record(
+        {.kernel = kernel,
+         .device_arch = device_arch,
+         .features = &features,
+         .config_id = config_ids(find_kernel(kernel))[c.config],
+         .source = c.source,
+         .rank = c.rank,
+         .arch_used = arch_used,
+         .heuristic_source = h != nullptr ? std::string_view(h->source) : std::string_view()});
   }
   return {c.config, c.source, arch_used};
 }

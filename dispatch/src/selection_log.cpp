@@ -31,7 +31,9 @@ bool setting_is_on() {
 std::atomic<bool> selection_log_on{setting_is_on()};
 
 SelectionLog::SelectionLog(const char* setting, Sink sink, std::size_t capacity)
-    : id_(next_log_id.fetch_add(1, std::memory_order_relaxed)), sink_(std::move(sink)), capacity_(capacity) {
+    : id_(next_log_id.fetch_add(1, std::memory_order_relaxed)),
+      sink_(std::move(sink)),
+      capacity_(capacity) {
   const std::string_view v = setting == nullptr ? std::string_view() : std::string_view(setting);
   if (v == "1" || v == "true" || v == "on") {
     enabled_ = true;
@@ -97,7 +99,8 @@ void SelectionLog::record(const LoggedSelection& s) {
 }
 
 std::string format_selection(const LoggedSelection& s) {
-  std::string line = fmt::format("aotune: {} on {} chose {} (", s.kernel, arch_name(s.device_arch), s.config_id);
+  std::string line =
+      fmt::format("aotune: {} on {} chose {} (", s.kernel, arch_name(s.device_arch), s.config_id);
   if (s.arch_used != 0) {
     line += fmt::format("{} heuristic, {}, {} rank {}", arch_name(s.arch_used), s.heuristic_source,
                         heuristics::to_string(s.source), s.rank);

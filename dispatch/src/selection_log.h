@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
-#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -22,13 +21,14 @@
 namespace aotune::dispatch {
 
 struct LoggedSelection {
-  std::string_view kernel;     // the heuristic's kernel (a jagged_mean call without feature counts: jagged_sum)
-  int device_arch = 0;         // the calling device's architecture
+  std::string_view
+      kernel;  // the heuristic's kernel (a jagged_mean call without feature counts: jagged_sum)
+  int device_arch = 0;  // the calling device's architecture
   const Features* features = nullptr;
   std::string_view config_id;
   heuristics::ChoiceSource source = heuristics::ChoiceSource::none;
-  int32_t rank = 0;            // position in the leaf's or forest's list
-  int arch_used = 0;           // the architecture whose heuristic chose; 0: none applied
+  int32_t rank = 0;                   // position in the leaf's or forest's list
+  int arch_used = 0;                  // the architecture whose heuristic chose; 0: none applied
   std::string_view heuristic_source;  // "compiled" or the override file
 };
 
@@ -73,8 +73,8 @@ extern std::atomic<bool> selection_log_on;
 // installed.
 SelectionLog& process_selection_log();
 
-// Makes `log` the process's log (and sets selection_log_on from it) until called again with null (tests: the environment is read
-// once per process, and a test binary runs many tests in one).
+// Makes `log` the process's log, and sets selection_log_on from it, until called again with null
+// (tests: the environment is read once per process, and a test binary runs many tests in one).
 void install_selection_log_for_testing(SelectionLog* log);
 
 }  // namespace aotune::dispatch
