@@ -46,9 +46,9 @@ void ops::causal_trailing_mean(const void* x, void* out, int64_t B, int64_t D, i
   const dispatch::Selection s = dispatch::select_causal_trailing_mean(
       *dispatch::current_store(), p, features, dispatch::device_arch(device));
   const causal_trailing_mean::Config& c = causal_trailing_mean::config_space()[s.config];
-  causal_trailing_mean::launch(
-      c, p, dispatch::workspace_for(device, stream, causal_trailing_mean::workspace_bytes(c, p)),
-      stream);
+  const dispatch::ScratchLease scratch =
+      dispatch::workspace_for(device, stream, causal_trailing_mean::workspace_bytes(c, p));
+  causal_trailing_mean::launch(c, p, scratch.get(), stream);
 }
 
 }  // namespace aotune

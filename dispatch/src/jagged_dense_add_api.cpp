@@ -51,9 +51,9 @@ void ops::jagged_dense_add(const void* x, const void* offsets, const void* y, vo
   const dispatch::Selection s = dispatch::select_jagged_dense_add(*dispatch::current_store(), p, features,
                                                                   dispatch::device_arch(device));
   const jagged_dense_add::Config& c = jagged_dense_add::config_space()[s.config];
-  jagged_dense_add::launch(
-      c, p, dispatch::workspace_for(device, stream, jagged_dense_add::workspace_bytes(c, p)),
-      stream);
+  const dispatch::ScratchLease scratch =
+      dispatch::workspace_for(device, stream, jagged_dense_add::workspace_bytes(c, p));
+  jagged_dense_add::launch(c, p, scratch.get(), stream);
 }
 
 }  // namespace aotune

@@ -1,44 +1,70 @@
 #include "dispatch/src/workspace_cache.h"
 
-#include <map>
-#include <mutex>
-#include <utility>
-
 #include "aotune/workspace.h"
-#include "kernels/common/cuda_raii.h"
+#include "kernels/common/cuda_check.h"
 
 namespace aotune::dispatch {
 
 namespace {
 
-std::mutex cache_mutex;
-// Function-local owner so buffers are freed at exit, and never before their last user.
-std::map<std::pair<int, cudaStream_t>, DeviceBuffer>& cache() {
-  static std::map<std::pair<int, cudaStream_t>, DeviceBuffer> buffers;
+// CUDA under the pool: cudaMalloc on the buffer's device, a stream-ordered zero-fill, a stream
+// wait before a buffer is replaced, and cudaFree (which waits for the device's queued work).
+class CudaScratch final : public ScratchBackend {
+ public:
+  void* allocate(int device, std::size_t bytes) override {
+    const DeviceGuard on(device);
+    void* p = nullptr;
+    AOTUNE_CUDA_CHECK(cudaMalloc(&p, bytes));
+    return p;
+  }
+  void free(int device, void* p) noexcept override {
+    int current = 0;
+    // At exit or after a sticky error there is nothing useful to do with a failure here.
+    if (cudaGetDevice(&current) != cudaSuccess) return;
+    if (current != device) cudaSetDevice(device);
+    cudaFree(p);
+    if (current != device) cudaSetDevice(current);
+  }
+  void zero(void* p, std::size_t bytes, void* stream) override {
+    AOTUNE_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, static_cast<cudaStream_t>(stream)));
+  }
+  void wait(void* stream) override {
+    AOTUNE_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+  }
+
+ private:
+  // Makes `device` current for an allocation and restores the caller's device after it.
+  class DeviceGuard {
+   public:
+    explicit DeviceGuard(int device) {
+      AOTUNE_CUDA_CHECK(cudaGetDevice(&previous_));
+      if (previous_ != device) AOTUNE_CUDA_CHECK(cudaSetDevice(device));
+    }
+    ~DeviceGuard() { cudaSetDevice(previous_); }
+    DeviceGuard(const DeviceGuard&) = delete;
+    DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+   private:
+    int previous_ = 0;
+  };
+};
+
+// Function-local owners so buffers are freed at exit, and never before their last user.
+ScratchPool& pool() {
+  static CudaScratch backend;
+  static ScratchPool buffers(backend, static_cast<void*>(cudaStreamPerThread));
   return buffers;
 }
 
 }  // namespace
 
-void* workspace_for(int device, cudaStream_t stream, std::size_t bytes) {
-  if (bytes == 0) return nullptr;
-  const std::lock_guard lock(cache_mutex);
-  DeviceBuffer& buffer = cache()[{device, stream}];
-  if (buffer.bytes() < bytes) {
-    if (buffer.get() != nullptr) AOTUNE_CUDA_CHECK(cudaStreamSynchronize(stream));
-    buffer = DeviceBuffer();  // free first: the old and new buffers need not fit together
-    buffer = DeviceBuffer(bytes);
-    // Zeroed once here, in stream order before its first user; kernels leave their scratch zeroed
-    // (jagged_reduce::workspace_bytes), so no call pays for a zero-fill.
-    AOTUNE_CUDA_CHECK(cudaMemsetAsync(buffer.get(), 0, bytes, stream));
-  }
-  return buffer.get();
+ScratchLease workspace_for(int device, cudaStream_t stream, std::size_t bytes) {
+  return pool().lease(device, static_cast<void*>(stream), bytes);
 }
 
 void release_workspaces() {
   // Streams may be gone by now, so no per-stream wait: cudaFree itself waits for the device.
-  const std::lock_guard lock(cache_mutex);
-  cache().clear();
+  pool().release();
 }
 
 }  // namespace aotune::dispatch

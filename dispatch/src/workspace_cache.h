@@ -1,15 +1,20 @@
-// Scratch memory for configs that need it, cached per (device, stream) and grown on demand. A
-// buffer is reused only by work queued on the same stream, so concurrent streams never share it.
+// Scratch memory for configs that need it, cached per (device, stream) and grown on demand
+// (dispatch/src/scratch_pool.h). A buffer is reused only by work queued on the same stream, so
+// concurrent streams never share it.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 
+#include "dispatch/src/scratch_pool.h"
+
 namespace aotune::dispatch {
 
-// At least `bytes` of device memory on `device` for work on `stream`; null when bytes is 0.
-// Growing waits for the stream first, since its queued work may still use the old buffer.
-void* workspace_for(int device, cudaStream_t stream, std::size_t bytes);
+// At least `bytes` of device memory on `device` for work on `stream` (null when bytes is 0),
+// valid while the lease lives: keep it until the launch that uses it is enqueued. Growing waits
+// for the stream first, since its queued work may still use the old buffer; calls through
+// cudaStreamPerThread get a buffer per calling thread, since each thread's is another stream.
+ScratchLease workspace_for(int device, cudaStream_t stream, std::size_t bytes);
 
 }  // namespace aotune::dispatch
