@@ -3,7 +3,11 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <random>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "aotune/aotune_c.h"
@@ -230,6 +234,65 @@ TEST_P(DispatchGpu, ReleasingTheWorkspacesBetweenCallsKeepsResultsRight) {
     EXPECT_TRUE(check.ok) << "round " << round << ": " << check.message;
     ASSERT_EQ(aotune_release_workspaces(), AOTUNE_OK) << aotune_last_error();
   }
+}
+
+// Threads calling on one stream (the legacy default stream, as most C++ callers and torch's
+// default stream do) with sizes that keep growing its scratch, and a thread releasing the scratch
+// all the while: every call still gives the reference (each call's buffer lives until its launch
+// is enqueued: dispatch/src/scratch_pool.h).
+TEST(DispatchGpuThreads, CallsOnOneStreamWhileTheScratchGrowsAndIsReleased) {
+  AOTUNE_REQUIRE_GPU();
+  constexpr int kThreads = 4, kCalls = 6;
+  const int64_t M = 8;
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0};
+  std::vector<std::string> messages(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937_64 rng(static_cast<uint64_t>(100 + t));
+      for (int i = 0; i < kCalls; ++i) {
+        // Four rows, one long, the long one longer on every call: a config with scratch
+        // (ReleasingTheWorkspacesBetweenCallsKeepsResultsRight checks that shape's choice).
+        const int64_t long_len = 100000 * (1 + i + t);
+        const std::vector<int64_t> offsets = {0, 300, 300 + long_len, 600 + long_len, 900 + long_len};
+        const int64_t nnz = offsets.back();
+        const std::vector<double> values =
+            random_values(static_cast<std::size_t>(nnz * M), DType::f32, rng);
+        DeviceBuffer d_values = upload_bytes(encode(values, DType::f32));
+        DeviceBuffer d_offsets = upload_bytes(encode_index(offsets, IndexType::i64));
+        DeviceBuffer d_out(static_cast<std::size_t>(4 * M) * dtype_size(DType::f32));
+        if (aotune_jagged_sum(d_values.get(), d_offsets.get(), d_out.get(), 4, M, nnz, long_len,
+                              AOTUNE_DTYPE_F32, AOTUNE_INDEX_I64, nullptr) != AOTUNE_OK) {
+          messages[static_cast<std::size_t>(t)] = aotune_last_error();
+          ++failures;
+          return;
+        }
+        if (cudaStreamSynchronize(nullptr) != cudaSuccess) {
+          ++failures;
+          return;
+        }
+        const auto ref = jagged_reduce::reference_with_scale(jagged_reduce::Op::sum, values, offsets, {}, M);
+        const CheckResult check = compare_to_reference(download(d_out, ref.out.size(), DType::f32),
+                                                       ref.out, ref.scale, DType::f32);
+        if (!check.ok) {
+          messages[static_cast<std::size_t>(t)] = check.message;
+          ++failures;
+          return;
+        }
+      }
+    });
+  }
+  std::thread releaser([&] {
+    while (!stop) {
+      if (aotune_release_workspaces() != AOTUNE_OK) ++failures;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  for (std::thread& th : threads) th.join();
+  stop = true;
+  releaser.join();
+  EXPECT_EQ(failures, 0) << messages[0] << " | " << messages[1] << " | " << messages[2] << " | " << messages[3];
 }
 
 INSTANTIATE_TEST_SUITE_P(CppAndC, DispatchGpu, ::testing::Bool(), [](const auto& info) {

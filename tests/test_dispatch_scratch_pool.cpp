@@ -79,7 +79,7 @@ TEST(ScratchPool, ReusesPerStreamGrowsAfterWaitingAndZeroesNewBuffers) {
   EXPECT_TRUE(all_zero(a, 100));
   EXPECT_EQ(pool.lease(0, stream(16), 64).get(), a);  // a smaller call reuses it
   EXPECT_TRUE(backend.waited.empty());
-  void* other = pool.lease(0, stream(32), 100).get();  // another stream: its own
+  void* other = pool.lease(0, stream(32), 100).get();         // another stream: its own
   void* other_device = pool.lease(1, stream(16), 100).get();  // another device: its own
   EXPECT_NE(other, a);
   EXPECT_NE(other_device, a);

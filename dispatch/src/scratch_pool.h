@@ -54,13 +54,17 @@ class ScratchPool {
   // for the stream's queued work (it may use the old buffer), frees, allocates and zeroes.
   ScratchLease lease(int device, void* stream, std::size_t bytes) {
     if (bytes == 0) return {};
-    const Key key{device, stream, stream == per_thread_stream_ ? std::this_thread::get_id() : std::thread::id()};
+    const Key key{device, stream,
+                  stream == per_thread_stream_ ? std::this_thread::get_id() : std::thread::id()};
     for (;;) {
       std::shared_lock shared(rw_);
-      const auto it = buffers_.find(key);  // readers only find(); the map changes under the exclusive lock
-      if (it != buffers_.end() && it->second.bytes >= bytes) return {std::move(shared), it->second.p};
+      const auto it =
+          buffers_.find(key);  // readers only find(); the map changes under the exclusive lock
+      if (it != buffers_.end() && it->second.bytes >= bytes)
+        return {std::move(shared), it->second.p};
       shared.unlock();
-      grow(key, bytes);  // then look again under the shared lock: another thread may grow it further
+      grow(key,
+           bytes);  // then look again under the shared lock: another thread may grow it further
     }
   }
 

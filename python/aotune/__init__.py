@@ -213,8 +213,8 @@ def causal_trailing_mean(x, cf, out=None):
 def release_workspaces():
     """Frees the scratch the library keeps for jagged_sum and jagged_mean (one buffer per device
     and stream, as large as the largest call that needed one; up to B x M floats). It waits for
-    the device's queued work; a later call that needs scratch allocates it again. Not while
-    another thread is inside an aotune call."""
+    the device's queued work; a later call that needs scratch allocates it again. Safe while
+    other threads make calls."""
     library().release_workspaces()
 
 
