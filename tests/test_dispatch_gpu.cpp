@@ -255,7 +255,8 @@ TEST(DispatchGpuThreads, CallsOnOneStreamWhileTheScratchGrowsAndIsReleased) {
         // Four rows, one long, the long one longer on every call: a config with scratch
         // (ReleasingTheWorkspacesBetweenCallsKeepsResultsRight checks that shape's choice).
         const int64_t long_len = 100000 * (1 + i + t);
-        const std::vector<int64_t> offsets = {0, 300, 300 + long_len, 600 + long_len, 900 + long_len};
+        const std::vector<int64_t> offsets = {0, 300, 300 + long_len, 600 + long_len,
+                                              900 + long_len};
         const int64_t nnz = offsets.back();
         const std::vector<double> values =
             random_values(static_cast<std::size_t>(nnz * M), DType::f32, rng);
@@ -272,7 +273,8 @@ TEST(DispatchGpuThreads, CallsOnOneStreamWhileTheScratchGrowsAndIsReleased) {
           ++failures;
           return;
         }
-        const auto ref = jagged_reduce::reference_with_scale(jagged_reduce::Op::sum, values, offsets, {}, M);
+        const auto ref =
+            jagged_reduce::reference_with_scale(jagged_reduce::Op::sum, values, offsets, {}, M);
         const CheckResult check = compare_to_reference(download(d_out, ref.out.size(), DType::f32),
                                                        ref.out, ref.scale, DType::f32);
         if (!check.ok) {
@@ -292,7 +294,8 @@ TEST(DispatchGpuThreads, CallsOnOneStreamWhileTheScratchGrowsAndIsReleased) {
   for (std::thread& th : threads) th.join();
   stop = true;
   releaser.join();
-  EXPECT_EQ(failures, 0) << messages[0] << " | " << messages[1] << " | " << messages[2] << " | " << messages[3];
+  EXPECT_EQ(failures, 0) << messages[0] << " | " << messages[1] << " | " << messages[2] << " | "
+                         << messages[3];
 }
 
 INSTANTIATE_TEST_SUITE_P(CppAndC, DispatchGpu, ::testing::Bool(), [](const auto& info) {

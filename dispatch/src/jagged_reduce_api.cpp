@@ -78,7 +78,8 @@ void run(const jagged_reduce::Problem& p, int64_t max_len, cudaStream_t stream) 
       *dispatch::current_store(), p, features, dispatch::device_arch(device));
   const jagged_reduce::Config& c = jagged_reduce::config_space()[s.config];
   // The lease keeps the scratch from being freed or replaced until the launch is enqueued.
-  const dispatch::ScratchLease scratch = dispatch::workspace_for(device, stream, jagged_reduce::workspace_bytes(c, p));
+  const dispatch::ScratchLease scratch =
+      dispatch::workspace_for(device, stream, jagged_reduce::workspace_bytes(c, p));
   jagged_reduce::launch(c, p, scratch.get(), stream);
 }
 
