@@ -57,14 +57,13 @@ class ScratchPool {
     const Key key{device, stream,
                   stream == per_thread_stream_ ? std::this_thread::get_id() : std::thread::id()};
     for (;;) {
+      // Readers only find(); the map changes under the exclusive lock.
       std::shared_lock shared(rw_);
-      const auto it =
-          buffers_.find(key);  // readers only find(); the map changes under the exclusive lock
-      if (it != buffers_.end() && it->second.bytes >= bytes)
-        return {std::move(shared), it->second.p};
+      const auto it = buffers_.find(key);
+      if (it != buffers_.end() && it->second.bytes >= bytes) return {std::move(shared), it->second.p};
       shared.unlock();
-      grow(key,
-           bytes);  // then look again under the shared lock: another thread may grow it further
+      // Then look again under the shared lock: another thread may have grown it further.
+      grow(key, bytes);
     }
   }
 
