@@ -60,7 +60,8 @@ class ScratchPool {
       // Readers only find(); the map changes under the exclusive lock.
       std::shared_lock shared(rw_);
       const auto it = buffers_.find(key);
-      if (it != buffers_.end() && it->second.bytes >= bytes) return {std::move(shared), it->second.p};
+      if (it != buffers_.end() && it->second.bytes >= bytes)
+        return {std::move(shared), it->second.p};
       shared.unlock();
       // Then look again under the shared lock: another thread may have grown it further.
       grow(key, bytes);
