@@ -14,6 +14,7 @@
 #include "aotune/heuristic_store.h"
 #include "dispatch/src/kernel_heuristic_check.h"
 #include "dispatch/src/kernel_selection.h"
+#include "dispatch/src/scratch_pool.h"
 #include "dispatch/src/selection_log.h"
 #include "heuristics/forest.h"
 #include "heuristics/kernel_features.h"
@@ -89,8 +90,8 @@ void BM_ChooseConfig(benchmark::State& state) {
   const auto space = static_cast<uint32_t>(aotune::find_kernel("jagged_sum").num_configs());
   std::size_t i = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(aotune::heuristics::choose_config(view, xs[i++ & 1023].data(), 0, space,
-                                                               [](uint32_t) { return true; }));
+    benchmark::DoNotOptimize(aotune::heuristics::choose_config(
+        view, xs[i++ & 1023].data(), 0, space, [](uint32_t) { return true; }));
   }
 }
 BENCHMARK(BM_ChooseConfig);
@@ -115,7 +116,9 @@ void BM_ForestPrediction(benchmark::State& state) {
   h::ForestOptions options;
   options.trees = static_cast<std::size_t>(state.range(0));
   options.configs = h::ForestConfigs::all;
-  const h::Forest forest = h::fit_forest(ts, h::all_rows(ts), h::forest_config_columns(ts, h::all_rows(ts), options.configs, {}), options);
+  const h::Forest forest =
+      h::fit_forest(ts, h::all_rows(ts),
+                    h::forest_config_columns(ts, h::all_rows(ts), options.configs, {}), options);
   const auto xs = random_features(1024, kFeatures);
   std::size_t i = 0;
   int64_t costs[kConfigs];
@@ -188,6 +191,27 @@ void BM_HostDispatchJaggedSumCompiledLogged(benchmark::State& state) {
 }
 BENCHMARK(BM_HostDispatchJaggedSumCompiledLogged);
 
+// A call's scratch lease when the buffer is big enough already (the steady state): the pool's
+// shared lock and one map lookup, on a backend that allocates host memory once.
+class OnceHostScratch final : public aotune::dispatch::ScratchBackend {
+ public:
+  void* allocate(int, std::size_t bytes) override { return ::operator new(bytes); }
+  void free(int, void* p) noexcept override { ::operator delete(p); }
+  void zero(void*, std::size_t, void*) override {}
+  void wait(void*) override {}
+};
+
+void BM_ScratchLease(benchmark::State& state) {
+  OnceHostScratch backend;
+  aotune::dispatch::ScratchPool pool(backend, reinterpret_cast<void*>(std::uintptr_t{2}));
+  for (int s = 1; s <= 8; ++s)
+    pool.lease(0, reinterpret_cast<void*>(std::uintptr_t{16} * s), 1 << 20);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(
+        pool.lease(0, reinterpret_cast<void*>(std::uintptr_t{48}), 4096).get());
+}
+BENCHMARK(BM_ScratchLease);
+
 // 1024 jagged_sum calls of random sizes (B 1-65536, M 1-1024, rows up to 1-8192 long, half of
 // them full on average, bf16 or f32), each with its longest row.
 struct JaggedCall {
@@ -234,8 +258,8 @@ void BM_ChooseConfigCompiledJaggedSum(benchmark::State& state) {
   const auto space = static_cast<uint32_t>(aotune::find_kernel("jagged_sum").num_configs());
   std::size_t i = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(aotune::heuristics::choose_config(view, xs[i++ & 1023].data(), 0, space,
-                                                               [](uint32_t) { return true; }));
+    benchmark::DoNotOptimize(aotune::heuristics::choose_config(
+        view, xs[i++ & 1023].data(), 0, space, [](uint32_t) { return true; }));
   }
   state.counters["trees"] = static_cast<double>(view.num_trees);
   state.counters["nodes"] = static_cast<double>(view.num_nodes);
