@@ -1,7 +1,5 @@
 #include "aotune/heuristic_store.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -9,6 +7,7 @@
 #include <map>
 #include <mutex>
 
+#include "dispatch/src/library_log.h"
 #include "kernels/common/errors.h"
 
 namespace aotune::dispatch {
@@ -69,7 +68,7 @@ std::shared_ptr<const HeuristicStore> HeuristicStore::load(const std::string& ov
     }
   }
   auto store = std::make_shared<HeuristicStore>(std::move(all));
-  for (const std::string& w : warnings) spdlog::warn("aotune: {}", w);
+  for (const std::string& w : warnings) library_log().warn("aotune: {}", w);
   store->warnings_ = std::move(warnings);
   return store;
 }

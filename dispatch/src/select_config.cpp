@@ -1,7 +1,5 @@
 #include "dispatch/src/select_config.h"
 
-#include <spdlog/spdlog.h>
-
 #include <array>
 #include <cstring>
 #include <map>
@@ -10,6 +8,7 @@
 #include <string>
 
 #include "aotune/arch_fallback.h"
+#include "dispatch/src/library_log.h"
 #include "heuristics/kernel_defaults.h"
 
 namespace aotune::dispatch {
@@ -24,7 +23,7 @@ void warn_untuned_once(std::string_view kernel, int device_arch, const Heuristic
   const std::vector<int> tuned = store.tuned_archs(kernel);
   std::string list;
   for (const int a : tuned) list += (list.empty() ? "" : ", ") + arch_name(a);
-  spdlog::warn(
+  library_log().warn(
       "aotune: {} has no heuristic for {} or an older architecture (tuned: {}); running the safe "
       "default "
       "config {}, which may be far slower than a tuned choice",

@@ -1,13 +1,13 @@
 #include "dispatch/src/selection_log.h"
 
 #include <fmt/core.h>
-#include <spdlog/spdlog.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <utility>
 
 #include "aotune/arch_fallback.h"
+#include "dispatch/src/library_log.h"
 
 namespace aotune::dispatch {
 
@@ -22,7 +22,7 @@ const char* setting() { return std::getenv("AOTUNE_LOG_SELECTIONS"); }
 // here, once (the hot path never looks at the setting again).
 bool setting_is_on() {
   const SelectionLog parsed(setting(), {});
-  if (!parsed.warning().empty()) spdlog::warn("{}", parsed.warning());
+  if (!parsed.warning().empty()) library_log().warn("{}", parsed.warning());
   return parsed.enabled();
 }
 
@@ -116,7 +116,8 @@ std::string format_selection(const LoggedSelection& s) {
 
 SelectionLog& process_selection_log() {
   if (SelectionLog* log = installed.load(std::memory_order_acquire)) return *log;
-  static SelectionLog log(setting(), [](const std::string& line) { spdlog::info("{}", line); });
+  static SelectionLog log(setting(),
+                          [](const std::string& line) { library_log().info("{}", line); });
   return log;
 }
 

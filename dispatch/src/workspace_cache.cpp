@@ -1,7 +1,12 @@
 #include "dispatch/src/workspace_cache.h"
 
+#include <mutex>
+#include <utility>
+#include <vector>
+
 #include "aotune/workspace.h"
 #include "kernels/common/cuda_check.h"
+#include "kernels/common/cuda_raii.h"
 
 namespace aotune::dispatch {
 
@@ -56,15 +61,63 @@ ScratchPool& pool() {
   return buffers;
 }
 
+std::mutex captured_mutex;
+// Buffers handed to calls captured into CUDA graphs: a graph keeps the pointer and uses it on every
+// replay, so each stays allocated until release_workspaces() (at exit, or when the caller says).
+std::vector<DeviceBuffer>& captured() {
+  static std::vector<DeviceBuffer> buffers;
+  return buffers;
+}
+
+// Sets this thread's stream-capture mode to relaxed and restores the previous one on scope exit.
+class RelaxedCaptureMode {
+ public:
+  RelaxedCaptureMode() { AOTUNE_CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode_)); }
+  ~RelaxedCaptureMode() {
+    cudaThreadExchangeStreamCaptureMode(&mode_);
+  }  // a valid mode: cannot fail
+  RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
+  RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
+
+ private:
+  cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
+};
+
+// Scratch for a call that `stream` is capturing into a graph (torch.cuda.graph, a serving stack's
+// step graph). The pool cannot serve it: the graph may replay on any stream, alongside eager calls
+// that use the pooled buffer, and a later growth would free the pointer the graph holds. So the
+// call gets a buffer of its own that outlives the graph. cudaMalloc is not captured, which is why
+// a capture begun in global or thread-local mode refuses it; this allocation is meant to happen
+// now and once, so it runs in relaxed mode. The zero-fill is captured: every replay starts from
+// zeroed scratch (the kernels leave it zeroed, but the first replay finds new memory).
+void* captured_workspace(cudaStream_t stream, std::size_t bytes) {
+  DeviceBuffer buffer;
+  {
+    const RelaxedCaptureMode relaxed;
+    buffer = DeviceBuffer(bytes);
+  }
+  AOTUNE_CUDA_CHECK(cudaMemsetAsync(buffer.get(), 0, bytes, stream));
+  void* p = buffer.get();
+  const std::lock_guard lock(captured_mutex);
+  captured().push_back(std::move(buffer));
+  return p;
+}
+
 }  // namespace
 
 ScratchLease workspace_for(int device, cudaStream_t stream, std::size_t bytes) {
+  if (bytes == 0) return {};
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  AOTUNE_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+  if (capture != cudaStreamCaptureStatusNone) return {{}, captured_workspace(stream, bytes)};
   return pool().lease(device, static_cast<void*>(stream), bytes);
 }
 
 void release_workspaces() {
   // Streams may be gone by now, so no per-stream wait: cudaFree itself waits for the device.
   pool().release();
+  const std::lock_guard lock(captured_mutex);
+  captured().clear();
 }
 
 }  // namespace aotune::dispatch

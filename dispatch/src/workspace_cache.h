@@ -15,6 +15,8 @@ namespace aotune::dispatch {
 // valid while the lease lives: keep it until the launch that uses it is enqueued. Growing waits
 // for the stream first, since its queued work may still use the old buffer; calls through
 // cudaStreamPerThread get a buffer per calling thread, since each thread's is another stream.
+// While `stream` is capturing a CUDA graph the call gets a zeroed buffer of its own instead, kept
+// until release_workspaces(), so graph replays and eager calls never share scratch.
 ScratchLease workspace_for(int device, cudaStream_t stream, std::size_t bytes);
 
 }  // namespace aotune::dispatch

@@ -5,13 +5,10 @@
 # and optionally docs/wip/host_inputs.patch (session 42: the workload draws its values in the
 # device's encoding and the reference decodes them; no kernel code; applies alone too), whose GPU
 # check is the EveryConfig tests (every config of every test shape through make_workload), and
-# optionally docs/wip/graph_capture.patch (session 43: dispatch calls captured into CUDA graphs get
-# scratch of their own; dispatch/ and a test only, nothing hashed, so it can land without a
-# re-sweep), whose GPU check is DispatchGraphCapture* in the ctest filter plus a memcheck run.
+# DispatchGraphCapture* (on main since session 44) in the ctest filter plus a memcheck run.
 # STEP=quick's filter also takes Python.Package (session 43: python/aotune on torch tensors, whose
 # GPU half has not run yet; it needs the torch of the machine's python3).
 #   git apply docs/wip/one_block.patch && git apply docs/wip/flat_split.patch && git apply docs/wip/host_inputs.patch
-#   git apply docs/wip/graph_capture.patch
 #   mkdir -p out/ab-base && git archive HEAD | tar -x -C out/ab-base     # the base: main, unpatched
 # Two calls, each [DEADLINE=<seconds, default 570>] STEP=<step> bash docs/wip/check_jagged_wip.sh:
 #   STEP=test  build, the jagged GPU tests (every config against float64 on every test shape, the
@@ -41,7 +38,7 @@ grep -q "one_block" kernels/jagged_reduce/jagged_reduce.h || { el "one_block.pat
 grep -q "flat_split" kernels/jagged_reduce/jagged_reduce.h || { el "flat_split.patch is not applied on this tree"; exit 1; }
 cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > $R/cfg.log 2>&1 \
   && cmake --build $b -j16 --target aot-runner aotune_tests > $R/build.log 2>&1 || { tail -30 $R/cfg.log $R/build.log; exit 1; }
-el "build ($STEP)$(grep -q random_encoded kernels/jagged_reduce/jagged_reduce_kernel.cpp && echo ', host_inputs.patch applied')$([ -f tests/test_dispatch_graph_capture.cpp ] && echo ', graph_capture.patch applied')"
+el "build ($STEP)$(grep -q random_encoded kernels/jagged_reduce/jagged_reduce_kernel.cpp && echo ', host_inputs.patch applied')"
 # flat_split under each sanitizer: a masked and a live one_huge shape of the committed jagged_mean
 # database (B=4096: M=1 bf16, whose huge row has fc = 0, and M=4 f32, whose huge row is live, here
 # with int32 offsets), and a jagged_sum power law.

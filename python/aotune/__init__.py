@@ -214,7 +214,8 @@ def release_workspaces():
     """Frees the scratch the library keeps for jagged_sum and jagged_mean (one buffer per device
     and stream, as large as the largest call that needed one; up to B x M floats). It waits for
     the device's queued work; a later call that needs scratch allocates it again. Safe while
-    other threads make calls."""
+    other threads make calls. It also frees the scratch of calls captured into CUDA graphs:
+    destroy those graphs first."""
     library().release_workspaces()
 
 

@@ -74,7 +74,8 @@ aotune_status aotune_reload_heuristics(void);
  * and stream, as large as the largest call that needed one (B x M floats and a counter per row or
  * tile, for the configs that split rows across blocks). cudaFree waits for the device's queued
  * work. A later call that needs scratch allocates it again. Safe while other threads make calls:
- * it waits for those between choosing their scratch and enqueuing their launch. */
+ * it waits for those between choosing their scratch and enqueuing their launch. This also frees
+ * the scratch of calls captured into CUDA graphs (each has its own): destroy those graphs first. */
 aotune_status aotune_release_workspaces(void);
 
 /* The loaded library's AOTUNE_VERSION. A caller that loads it at run time (ctypes, dlopen) compares
