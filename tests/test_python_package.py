@@ -292,7 +292,7 @@ class TorchOnGpu(unittest.TestCase):
 
     def test_a_cuda_graph_replays_with_new_inputs(self):
         # causal_trailing_mean and jagged_dense_add take no scratch; the jagged reduces' scratch
-        # configs under capture are docs/wip/graph_capture.patch's.
+        # under capture is DispatchGraphCapture*'s (tests/test_dispatch_graph_capture.cpp).
         x = torch.randn(2, 8, 300, device="cuda")
         off = torch.tensor([0, 5, 5, 40], device="cuda", dtype=torch.int32)
         xj = torch.randn(40, device="cuda")
