@@ -12,23 +12,45 @@ namespace aotune::dispatch {
 
 namespace {
 
+// Makes `device` current for its scope and restores the caller's device after it. Never throws:
+// error() says whether the switch failed (release and exit must not throw; allocate reports it).
+class ScopedDevice {
+ public:
+  explicit ScopedDevice(int device) noexcept {
+    error_ = cudaGetDevice(&previous_);
+    if (error_ == cudaSuccess && previous_ != device) {
+      error_ = cudaSetDevice(device);
+      switched_ = error_ == cudaSuccess;
+    }
+  }
+  ~ScopedDevice() {
+    if (switched_) cudaSetDevice(previous_);
+  }
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+  cudaError_t error() const { return error_; }
+
+ private:
+  int previous_ = 0;
+  bool switched_ = false;
+  cudaError_t error_ = cudaSuccess;
+};
+
 // CUDA under the pool: cudaMalloc on the buffer's device, a stream-ordered zero-fill, a stream
 // wait before a buffer is replaced, and cudaFree (which waits for the device's queued work).
 class CudaScratch final : public ScratchBackend {
  public:
   void* allocate(int device, std::size_t bytes) override {
-    const DeviceGuard on(device);
+    const ScopedDevice on(device);
+    AOTUNE_CUDA_CHECK(on.error());
     void* p = nullptr;
     AOTUNE_CUDA_CHECK(cudaMalloc(&p, bytes));
     return p;
   }
   void free(int device, void* p) noexcept override {
-    int current = 0;
     // At exit or after a sticky error there is nothing useful to do with a failure here.
-    if (cudaGetDevice(&current) != cudaSuccess) return;
-    if (current != device) cudaSetDevice(device);
-    cudaFree(p);
-    if (current != device) cudaSetDevice(current);
+    const ScopedDevice on(device);
+    if (on.error() == cudaSuccess) cudaFree(p);
   }
   void zero(void* p, std::size_t bytes, void* stream) override {
     AOTUNE_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, static_cast<cudaStream_t>(stream)));
@@ -36,22 +58,6 @@ class CudaScratch final : public ScratchBackend {
   void wait(void* stream) override {
     AOTUNE_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
   }
-
- private:
-  // Makes `device` current for an allocation and restores the caller's device after it.
-  class DeviceGuard {
-   public:
-    explicit DeviceGuard(int device) {
-      AOTUNE_CUDA_CHECK(cudaGetDevice(&previous_));
-      if (previous_ != device) AOTUNE_CUDA_CHECK(cudaSetDevice(device));
-    }
-    ~DeviceGuard() { cudaSetDevice(previous_); }
-    DeviceGuard(const DeviceGuard&) = delete;
-    DeviceGuard& operator=(const DeviceGuard&) = delete;
-
-   private:
-    int previous_ = 0;
-  };
 };
 
 // Function-local owners so buffers are freed at exit, and never before their last user.
@@ -73,9 +79,8 @@ std::vector<DeviceBuffer>& captured() {
 class RelaxedCaptureMode {
  public:
   RelaxedCaptureMode() { AOTUNE_CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode_)); }
-  ~RelaxedCaptureMode() {
-    cudaThreadExchangeStreamCaptureMode(&mode_);
-  }  // a valid mode: cannot fail
+  // Restoring a mode the runtime gave us cannot fail.
+  ~RelaxedCaptureMode() { cudaThreadExchangeStreamCaptureMode(&mode_); }
   RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
   RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
 
