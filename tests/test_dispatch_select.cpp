@@ -298,9 +298,11 @@ TEST(RowBound, HoldsWhereTheLongestRowInOneBlockOutlastsTheWholeProblem) {
   for (const jagged_reduce::Config& c : jagged_reduce::config_space()) {
     const bool one_block = c.strategy == jagged_reduce::Strategy::block_row ||
                            c.strategy == jagged_reduce::Strategy::group_row ||
-                           c.strategy == jagged_reduce::Strategy::flat_row;
+                           c.strategy == jagged_reduce::Strategy::flat_row ||
+                           c.strategy == jagged_reduce::Strategy::one_block;
     const bool spread = c.strategy == jagged_reduce::Strategy::nnz_split ||
-                        c.strategy == jagged_reduce::Strategy::flat_scan;
+                        c.strategy == jagged_reduce::Strategy::flat_scan ||
+                        c.strategy == jagged_reduce::Strategy::flat_split;
     ASSERT_TRUE(one_block != spread) << "unclassified strategy: " << jagged_reduce::config_id(c);
     EXPECT_EQ(heuristics::reduces_each_row_in_one_block("jagged_sum", jagged_reduce::config_id(c)), one_block)
         << jagged_reduce::config_id(c);

@@ -3,6 +3,9 @@
 // and rows spread over several blocks (the workspace protocol): the kernel's test shapes are too
 // small for either, since a small input gets one tile per block. Two layouts, a mix of row
 // lengths and one row holding most entries (whole blocks inside it), in fp32 and bf16.
+// flat_split on the same inputs: the mixed layout has hundreds of long rows (heads taken by the
+// block after the range they start in), the other one long row over every split block, and the
+// longest row of each is masked for jagged_mean (never split).
 // Repeated launches on one scratch give the reference every time and leave the scratch all zero.
 // Skipped without a GPU.
 #include <gtest/gtest.h>
@@ -63,6 +66,11 @@ std::vector<int64_t> one_huge_offsets(int64_t target, uint64_t seed) {
 }
 
 TEST(FlatScanTiles, ManyTilesPerBlockAndRowsOverBlocksMatchTheReferenceAndLeaveTheScratchZero) {
+  const auto spreads_rows = [](const jr::Config& c) {
+    return c.strategy == jr::Strategy::flat_scan || c.strategy == jr::Strategy::flat_split;
+  };
+  int configs = 0;
+  for (const auto& c : jr::config_space()) configs += spreads_rows(c) ? 1 : 0;
   AOTUNE_REQUIRE_GPU();
   CudaStream stream;
   int launches = 0;
@@ -97,7 +105,9 @@ TEST(FlatScanTiles, ManyTilesPerBlockAndRowsOverBlocksMatchTheReferenceAndLeaveT
         d_offsets.upload(offsets_bytes.data(), offsets_bytes.size());
         d_fc.upload(fc_bytes.data(), fc_bytes.size());
         const jr::Problem shape{.B = B, .M = M, .nnz = nnz, .dtype = dtype, .index = IndexType::i64};
-        const std::size_t scratch_bytes = jr::workspace_bytes({jr::Strategy::flat_scan, 128, 0, 0}, shape);
+        std::size_t scratch_bytes = 0;
+        for (const auto& c : jr::config_space())
+          if (spreads_rows(c)) scratch_bytes = std::max(scratch_bytes, jr::workspace_bytes(c, shape));
         DeviceBuffer scratch(scratch_bytes);
         // In the launches' stream: a cudaMemset (legacy default stream) is not ordered before
         // kernels on the non-blocking `stream`.
@@ -111,7 +121,7 @@ TEST(FlatScanTiles, ManyTilesPerBlockAndRowsOverBlocksMatchTheReferenceAndLeaveT
           const std::vector<double>& ref = r.out;
           const std::vector<double>& scale = r.scale;
           for (const auto& c : jr::config_space()) {
-            if (c.strategy != jr::Strategy::flat_scan) continue;
+            if (!spreads_rows(c)) continue;
             jr::Problem p = shape;
             p.op = op;
             p.values = d_values.get();
@@ -139,7 +149,8 @@ TEST(FlatScanTiles, ManyTilesPerBlockAndRowsOverBlocksMatchTheReferenceAndLeaveT
           }
         }
       }
-  EXPECT_EQ(launches, 2 * 2 * 3 * 2 * 3 * 2);  // dtype x layout x M x op x block size x rep
+  EXPECT_EQ(configs, 3 + 4);  // flat_scan's block sizes, flat_split's lanes per row
+  EXPECT_EQ(launches, 2 * 2 * 3 * 2 * configs * 2);  // dtype x layout x M x op x config x rep
 }
 
 }  // namespace

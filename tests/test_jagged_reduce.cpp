@@ -3,12 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <random>
 #include <set>
 
 #include "kernels/common/errors.h"
+#include "kernels/common/host_data.h"
 #include "kernels/common/registry.h"
 #include "kernels/jagged_reduce/jagged_reduce.h"
+#include "kernels/jagged_reduce/jagged_reduce_flat_split_plan.h"
 
 namespace aotune::jagged_reduce {
 namespace {
@@ -223,6 +227,98 @@ TEST(JaggedReduceConfigSpace, FlatRowTakesFourLanesToAWholeBlockPerRow) {
   EXPECT_EQ(lanes, (std::set<int>{4, 8, 16, 32, 64, 128, 256, 512}));
 }
 
+TEST(JaggedReduceSupports, OneBlockTakesTinyProblemsAndNamesTheLimitPassed) {
+  Problem p = valid_problem();  // f32
+  const Config c{Strategy::one_block, 1024, 0, 0};
+  EXPECT_EQ(config_id(c), "one_block.t1024");
+  EXPECT_EQ(config_from_json(to_json(c)), c);
+  p.B = 32;
+  p.M = 64;
+  p.nnz = 256;  // 16384 values elements: 16 per thread, the cap
+  EXPECT_TRUE(supports(c, p).ok) << supports(c, p).reason;
+  EXPECT_EQ(one_block_shared_bytes(p), 32u * 64u * 4u + 65u * 4u);
+  EXPECT_EQ(workspace_bytes(c, p), 0u);
+  EXPECT_EQ(resolved(c, p), c);  // no auto field: its loads are element by element
+  p.nnz = 257;
+  EXPECT_THAT(supports(c, p).reason, HasSubstr("at most 16384 values elements, got nnz*M=257*64"));
+  EXPECT_THAT(supports({Strategy::one_block, 256, 0, 0}, p).reason, HasSubstr("at most 4096"));
+  p.nnz = 100;
+  p.B = 200;  // 200 x 64 sums: 51200 bytes, past the 48 KB
+  EXPECT_THAT(supports(c, p).reason, HasSubstr("B*M=200*64 sums in shared memory, more than 49152 bytes"));
+  p.B = int64_t{1} << 50;  // the size saturates instead of overflowing
+  p.M = 1;
+  EXPECT_EQ(one_block_shared_bytes(p), std::numeric_limits<std::size_t>::max());
+  p.B = 32;
+  EXPECT_THAT(supports({Strategy::one_block, 1024, 4, 0}, p).reason, HasSubstr("no vec, chunk or slots"));
+  EXPECT_THAT(supports({Strategy::one_block, 2048, 0, 0}, p).reason, HasSubstr("up to 1024, got 2048"));
+  // Masked rows and any alignment: its loads are single elements.
+  p.values = reinterpret_cast<const void*>(std::uintptr_t{260});
+  EXPECT_TRUE(supports(c, p).ok);
+}
+
+TEST(JaggedReduceSupports, FlatSplitTakesNarrowRowsAndSplitsOnlyRowsPastItsShare) {
+  Problem p = valid_problem();  // f32
+  p.B = 1000;
+  p.M = 4;
+  p.nnz = 1'000'000;
+  const Config c{Strategy::flat_split, kFlatSplitThreads, 0, 0, 8};
+  EXPECT_EQ(config_id(c), "flat_split.t256.s8");
+  EXPECT_EQ(config_from_json(to_json(c)), c);
+  EXPECT_TRUE(supports(c, p).ok) << supports(c, p).reason;
+  EXPECT_EQ(resolved(c, p), c);  // no auto field
+  EXPECT_EQ(workspace_bytes(c, p) % 16, 0u);
+  EXPECT_EQ(workspace_bytes(c, p), 1000u * 4 * 4 + 1000 * 4);  // flat_scan's: [B, M] sums, B counters
+  // 32 rows of 8 lanes per block; ranges of an equal share over 4 split blocks per SM, long past
+  // a range.
+  FlatSplitGrid g = flat_split_grid(c, p, 132);
+  EXPECT_EQ(g.row_blocks, 32);
+  EXPECT_EQ(g.range, (1'000'000 + 527) / 528);
+  EXPECT_EQ(g.split_blocks, (1'000'000 + g.range - 1) / g.range);
+  EXPECT_EQ(g.long_len, g.range);
+  // A small problem: ranges of at least one vector (one f32 entry) per thread; long past a range,
+  // and with 32 lanes per row past kFlatSplitMinSteps steps of the row's group (32 lanes x 4
+  // vectors of one f32 entry each).
+  p.nnz = 5000;
+  g = flat_split_grid(c, p, 132);
+  EXPECT_EQ(g.range, kFlatSplitThreads);
+  EXPECT_EQ(g.split_blocks, (5000 + kFlatSplitThreads - 1) / kFlatSplitThreads);
+  EXPECT_EQ(g.long_len, kFlatSplitThreads);
+  EXPECT_EQ(flat_split_grid({Strategy::flat_split, kFlatSplitThreads, 0, 0, 32}, p, 132).long_len,
+            int64_t{kFlatSplitMinSteps} * 32 * kFlatRowVectors * 1);
+  // No values: no split block.
+  p.nnz = 0;
+  EXPECT_EQ(flat_split_grid(c, p, 132).split_blocks, 0);
+  // At most kFlatSplitMaxSplitBlocks split blocks, whatever the SM count.
+  p.nnz = int64_t{1} << 30;
+  EXPECT_EQ(flat_split_grid(c, p, 100'000).split_blocks, kFlatSplitMaxSplitBlocks);
+  p.nnz = 5000;
+  // A block takes the part of the row holding its range's start, the row's head too when the row
+  // starts after the previous range's start; arrivals count the range starts inside the row.
+  EXPECT_EQ(flat_split_part(0, 1000, 0, 300).from, 0);
+  EXPECT_EQ(flat_split_part(0, 1000, 0, 300).to, 300);
+  EXPECT_EQ(flat_split_part(250, 1000, 300, 300).from, 250);  // head [250, 300) and [300, 600)
+  EXPECT_EQ(flat_split_part(250, 1000, 600, 300).from, 600);
+  EXPECT_EQ(flat_split_part(250, 1000, 900, 300).to, 1000);
+  EXPECT_EQ(flat_split_others(250, 1000, 300), 2u);  // range starts 300, 600, 900
+  EXPECT_EQ(flat_split_others(300, 1000, 300), 2u);
+  EXPECT_EQ(flat_split_others(300, 900, 300), 1u);
+  // bf16 at M = 1: eight entries per vector.
+  p.dtype = DType::bf16;
+  p.M = 1;
+  EXPECT_EQ(flat_split_grid(c, p, 132).range, kFlatSplitThreads * 8);
+  EXPECT_EQ(flat_split_grid(c, p, 132).long_len, kFlatSplitThreads * 8);
+  EXPECT_TRUE(supports(c, p).ok) << supports(c, p).reason;
+  p.M = 16;
+  EXPECT_THAT(supports(c, p).reason, HasSubstr("flat_split needs M x element size to divide 16 bytes"));
+  p.M = 8;
+  EXPECT_THAT(supports({Strategy::flat_split, 128, 0, 0, 8}, p).reason, HasSubstr("blocks of 256 threads, got 128"));
+  EXPECT_THAT(supports({Strategy::flat_split, kFlatSplitThreads, 0, 0, 64}, p).reason,
+              HasSubstr("power of two from 2 to 32, got 64"));
+  EXPECT_THAT(supports({Strategy::flat_split, kFlatSplitThreads, 4, 0, 8}, p).reason, HasSubstr("no vec or chunk"));
+  p.values = reinterpret_cast<const void*>(std::uintptr_t{264});
+  EXPECT_THAT(supports(c, p).reason, HasSubstr("values aligned to 16 bytes"));
+}
+
 TEST(JaggedReduceValidate, NamesEachBadInputAndItsValue) {
   Problem p = valid_problem();
   p.M = 0;
@@ -292,6 +388,35 @@ TEST(JaggedReduceReference, RowParallelPassEqualsAColumnWalkBitForBit) {
     EXPECT_TRUE(r.out == column_walk(op, false, counts)) << (op == Op::sum ? "sum" : "mean");
     EXPECT_TRUE(r.scale == column_walk(op, true, counts)) << (op == Op::sum ? "sum" : "mean");
     EXPECT_TRUE(reference(op, values, offsets, counts, M) == r.out);
+  }
+}
+
+// The tuner's workload keeps its values in the device's encoding and the reference decodes each
+// row entry as it adds it: the same bits as the reference on the decoded float64 values, in every
+// dtype, with empty rows, one long row, masked columns and odd M, over enough values (over 2 Mi)
+// that rows go to several threads.
+TEST(JaggedReduceReference, FromEncodedValuesEqualsFromTheirDoublesBitForBit) {
+  const int64_t M = 37, B = 3000;
+  std::mt19937_64 rng(23);
+  std::vector<int64_t> offsets(B + 1, 0), fc(B);
+  for (int64_t b = 0; b < B; ++b) {
+    const int64_t len = b == 11 ? 30000 : (b % 5 == 0 ? 0 : static_cast<int64_t>(rng() % 40));
+    offsets[b + 1] = offsets[b] + len;
+    fc[b] = static_cast<int64_t>(rng() % (M + 1));
+  }
+  for (DType t : {DType::f32, DType::bf16, DType::f16}) {
+    std::mt19937_64 draw(24);
+    const EncodedValues encoded = random_encoded(static_cast<std::size_t>(offsets[B] * M), t, draw, 0.5, 2.0);
+    ASSERT_GT(encoded.size(), std::size_t{2} << 20);
+    std::vector<double> values(encoded.size());
+    encoded.decode_to(0, values.size(), values.data());
+    for (Op op : {Op::sum, Op::mean}) {
+      const std::vector<int64_t> counts = op == Op::mean ? fc : std::vector<int64_t>{};
+      const Reference a = reference_with_scale(op, encoded, offsets, counts, M);
+      const Reference b = reference_with_scale(op, values, offsets, counts, M);
+      EXPECT_TRUE(a.out == b.out) << to_string(t);
+      EXPECT_TRUE(a.scale == b.scale) << to_string(t);
+    }
   }
 }
 

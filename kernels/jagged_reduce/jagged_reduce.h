@@ -18,6 +18,10 @@
 #include "kernels/common/dtype.h"
 #include "kernels/common/tunable_kernel.h"
 
+namespace aotune {
+class EncodedValues;  // kernels/common/host_data.h
+}  // namespace aotune
+
 namespace aotune::jagged_reduce {
 
 enum class Op { sum, mean };
@@ -34,6 +38,14 @@ enum class Strategy {
   flat_row,   // narrow rows (M x element size divides 16 bytes): one group of `slots` lanes (part
               // of a warp, or whole warps up to a block) per row, reading the row as flat
               // 16-byte vectors: uniform rows of 32 entries and more
+  one_block,  // the whole problem in one block: every thread's values loads are issued with the
+              // offsets' (nnz is known), so one memory round trip precedes the adds where every
+              // row strategy waits for a row's offsets before its values; sums in shared memory.
+              // Tiny problems only (kOneBlockElems per thread, B x M sums in shared memory)
+  flat_split,  // narrow rows: flat_row's groups of `slots` lanes take the rows, except the few
+               // long ones with live columns, which split blocks running beside them take in
+               // equal ranges of the values (one launch, no waiting): one or a few rows holding
+               // most of the data, with or without feature counts
 };
 
 // vec = 0 and (nnz_split) chunk = 0 are "auto": resolved() fills them from the problem at every
@@ -69,6 +81,21 @@ inline constexpr int kFlatRowVectors = 4;
 inline constexpr int kFlatRowMaxThreads = 1024;
 // nnz_split: the largest block, which its register budget (__launch_bounds__) is set for.
 inline constexpr int kNnzSplitMaxThreads = 256;
+// flat_split: its block (both roles), its split blocks per SM (each keeps 256 x kFlatRowVectors x
+// 16 bytes = 16 KB of a long row in flight, four of them 64 KB per SM), and the most split blocks
+// on any GPU (so supports() can bound the grid without knowing the SM count).
+inline constexpr int kFlatSplitThreads = 256;
+inline constexpr int kFlatSplitBlocksPerSm = 4;
+inline constexpr int kFlatSplitMaxSplitBlocks = 4096;
+// A row takes the split blocks only past this many steps of its group (each step: kFlatRowVectors
+// vectors per lane), or its group reads it in a few memory round trips, less than the atomics and
+// the arrival of the split blocks' way cost.
+inline constexpr int kFlatSplitMinSteps = 4;
+
+// one_block: values elements each thread loads (all in flight at once), and the shared memory its
+// fp32 sums [B x M], offsets [B+1] and feature counts [B] may take (the default per-block limit).
+inline constexpr int kOneBlockElems = 16;
+inline constexpr std::size_t kOneBlockMaxSharedBytes = 48 * 1024;
 
 // The auto chunk is one wave of nnz_split blocks: kAutoChunksPerSm per SM (3 with 16-byte loads,
 // the kernel's __launch_bounds__ minimum), shared among the column tiles, in whole rows, clamped
@@ -133,6 +160,20 @@ struct NnzSplitGrid {
 NnzSplitGrid nnz_split_grid(const Config& c, const Problem& p);
 // Values entries (rows of values) one flat_scan block takes: threads x 4 vectors of 16 bytes.
 int64_t flat_scan_tile(const Config& c, const Problem& p);
+// Shared memory one_block takes for p: fp32 sums [B x M], int offsets [B+1], int feature counts [B].
+std::size_t one_block_shared_bytes(const Problem& p);
+// How flat_split cuts a problem on a GPU of `sms` SMs: row blocks of kFlatSplitThreads / slots rows
+// each, and split blocks, one per range of `range` values entries (an equal share over
+// kFlatSplitBlocksPerSm blocks per SM, at least one vector per thread), spread over the grid
+// (flat_split_role).
+// A row is long past long_len entries (at least a range, jagged_reduce_flat_split_plan.h).
+struct FlatSplitGrid {
+  int64_t row_blocks = 0;
+  int64_t split_blocks = 0;
+  int64_t range = 1;
+  int64_t long_len = 0;
+};
+FlatSplitGrid flat_split_grid(const Config& c, const Problem& p, int64_t sms);
 // Enqueues the op on `stream`. Requires supports(c, p).ok and validate(p) to have passed.
 void launch(const Config& c, const Problem& p, void* workspace, cudaStream_t stream);
 
@@ -151,6 +192,11 @@ struct Reference {
   std::vector<double> scale;
 };
 Reference reference_with_scale(Op op, const std::vector<double>& values, const std::vector<int64_t>& offsets,
+                               const std::vector<int64_t>& fc, int64_t M);
+// The same from the values as the device holds them (the tuner's workload: no float64 copy of
+// the inputs is made; each row entry is decoded as it is added). The same bits as the overload above
+// on the decoded values.
+Reference reference_with_scale(Op op, const EncodedValues& values, const std::vector<int64_t>& offsets,
                                const std::vector<int64_t>& fc, int64_t M);
 
 }  // namespace aotune::jagged_reduce

@@ -23,6 +23,8 @@ const char* strategy_name(Strategy s) {
     case Strategy::nnz_split: return "nnz_split";
     case Strategy::flat_scan: return "flat_scan";
     case Strategy::flat_row: return "flat_row";
+    case Strategy::one_block: return "one_block";
+    case Strategy::flat_split: return "flat_split";
   }
   return "?";
 }
@@ -33,6 +35,8 @@ Strategy parse_strategy(const std::string& s) {
   if (s == "nnz_split") return Strategy::nnz_split;
   if (s == "flat_scan") return Strategy::flat_scan;
   if (s == "flat_row") return Strategy::flat_row;
+  if (s == "one_block") return Strategy::one_block;
+  if (s == "flat_split") return Strategy::flat_split;
   throw InvalidArgument("unknown jagged_reduce strategy '" + s + "'");
 }
 
@@ -85,6 +89,14 @@ const std::vector<Config>& config_space() {
     // its row in flight: too little to stream one row fast).
     for (int lanes : {4, 8, 16, 32}) s.push_back({Strategy::flat_row, 128, 0, 0, lanes});
     for (int lanes : {64, 128, 256, 512}) s.push_back({Strategy::flat_row, 512, 0, 0, lanes});
+    // one_block, for tiny problems: its block size caps the values it takes (kOneBlockElems each).
+    for (int threads : {256, 1024}) s.push_back({Strategy::one_block, threads, 0, 0});
+    // flat_split, for M = 1-8 with a few rows holding most of the data: flat_row's short-row
+    // groups (the lanes per row the masked one_huge shapes' best row configs use) with the long
+    // rows split over blocks. flat_scan spreads those shapes evenly too, but by elements, so a
+    // long row whose columns are all masked leaves the live rows to a tenth of its blocks (3-7x
+    // the row strategies' time on jagged_mean, docs/PERF.md Session 39).
+    for (int lanes : {4, 8, 16, 32}) s.push_back({Strategy::flat_split, kFlatSplitThreads, 0, 0, lanes});
     return s;
   }();
   return space;
@@ -92,7 +104,9 @@ const std::vector<Config>& config_space() {
 
 std::string config_id(const Config& c) {
   if (c.strategy == Strategy::flat_scan) return "flat_scan.t" + std::to_string(c.threads);
-  if (c.strategy == Strategy::flat_row) return "flat_row.t" + std::to_string(c.threads) + ".s" + std::to_string(c.slots);
+  if (c.strategy == Strategy::one_block) return "one_block.t" + std::to_string(c.threads);
+  if (c.strategy == Strategy::flat_row || c.strategy == Strategy::flat_split)
+    return std::string(strategy_name(c.strategy)) + ".t" + std::to_string(c.threads) + ".s" + std::to_string(c.slots);
   std::string id = std::string(strategy_name(c.strategy)) + ".t" + std::to_string(c.threads) + ".v" +
                    (c.vec == 0 ? std::string("a") : std::to_string(c.vec));
   if (c.strategy == Strategy::nnz_split) id += ".c" + (c.chunk == 0 ? std::string("a") : std::to_string(c.chunk));
@@ -106,7 +120,8 @@ namespace {
 Config resolve(const Config& c, const Problem& p, int64_t auto_chunk_sms) {
   Config r = c;
   const std::size_t s = dtype_size(p.dtype);
-  if (r.vec == 0 && r.strategy != Strategy::flat_scan && r.strategy != Strategy::flat_row) {
+  if (r.vec == 0 && r.strategy != Strategy::flat_scan && r.strategy != Strategy::flat_row &&
+      r.strategy != Strategy::one_block && r.strategy != Strategy::flat_split) {
     r.vec = 1;
     for (int v : {8, 4, 2}) {
       if (v * s <= 16 && p.M % v == 0 && aligned(p.values, v * s) && aligned(p.out, v * s)) {
@@ -227,6 +242,48 @@ Legality flat_row_supports(const Config& c, const Problem& p) {
   return Legality::yes();
 }
 
+Legality flat_split_supports(const Config& c, const Problem& p) {
+  if (c.vec != 0 || c.chunk != 0) {
+    return Legality::no("flat_split takes no vec or chunk (got vec=" + std::to_string(c.vec) + ", chunk=" +
+                        std::to_string(c.chunk) + ")");
+  }
+  if (c.threads != kFlatSplitThreads) {
+    return Legality::no("flat_split runs blocks of " + std::to_string(kFlatSplitThreads) + " threads, got " +
+                        std::to_string(c.threads));
+  }
+  // A row's group stays inside one warp: the row blocks sum by shuffles alone.
+  if (c.slots < 2 || c.slots > 32 || (c.slots & (c.slots - 1)) != 0) {
+    return Legality::no("flat_split needs lanes per row (slots) a power of two from 2 to 32, got " +
+                        std::to_string(c.slots));
+  }
+  if (Legality narrow = narrow_rows_legality("flat_split", p); !narrow.ok) return narrow;
+  const int64_t rows_per_block = c.threads / c.slots;
+  if ((p.B + rows_per_block - 1) / rows_per_block > std::numeric_limits<int32_t>::max() - kFlatSplitMaxSplitBlocks) {
+    return Legality::no("B=" + std::to_string(p.B) + " needs more than 2^31-1 flat_split blocks");
+  }
+  return Legality::yes();
+}
+
+Legality one_block_supports(const Config& c, const Problem& p) {
+  if (c.vec != 0 || c.chunk != 0 || c.slots != 1) {
+    return Legality::no("one_block takes no vec, chunk or slots (got vec=" + std::to_string(c.vec) +
+                        ", chunk=" + std::to_string(c.chunk) + ", slots=" + std::to_string(c.slots) + ")");
+  }
+  if (c.threads < 32 || c.threads > 1024 || c.threads % 32 != 0) {
+    return Legality::no("one_block needs a multiple of 32 threads up to 1024, got " + std::to_string(c.threads));
+  }
+  const int64_t capacity = int64_t{c.threads} * kOneBlockElems;
+  if (p.nnz > capacity / p.M) {
+    return Legality::no("one_block.t" + std::to_string(c.threads) + " takes at most " + std::to_string(capacity) +
+                        " values elements, got nnz*M=" + std::to_string(p.nnz) + "*" + std::to_string(p.M));
+  }
+  if (one_block_shared_bytes(p) > kOneBlockMaxSharedBytes) {
+    return Legality::no("one_block keeps B*M=" + std::to_string(p.B) + "*" + std::to_string(p.M) +
+                        " sums in shared memory, more than " + std::to_string(kOneBlockMaxSharedBytes) + " bytes");
+  }
+  return Legality::yes();
+}
+
 }  // namespace
 
 Legality supports(const Config& auto_config, const Problem& p) {
@@ -235,6 +292,8 @@ Legality supports(const Config& auto_config, const Problem& p) {
   const std::size_t s = dtype_size(p.dtype);
   if (c.strategy == Strategy::flat_scan) return flat_scan_supports(c, p);
   if (c.strategy == Strategy::flat_row) return flat_row_supports(c, p);
+  if (c.strategy == Strategy::one_block) return one_block_supports(c, p);
+  if (c.strategy == Strategy::flat_split) return flat_split_supports(c, p);
   if (c.vec * s > 16) {
     return Legality::no("vec=" + std::to_string(c.vec) + " x " + std::to_string(s) + " bytes exceeds 16-byte loads");
   }
@@ -284,6 +343,29 @@ NnzSplitGrid nnz_split_grid(const Config& auto_config, const Problem& p) {
   return g;
 }
 
+std::size_t one_block_shared_bytes(const Problem& p) {
+  // Past 2^40 sums (validate() keeps B*M within int64) the exact size matters to no one.
+  constexpr int64_t kHuge = int64_t{1} << 40;
+  if (p.B > kHuge || p.B * p.M > kHuge) return std::numeric_limits<std::size_t>::max();
+  return static_cast<std::size_t>(p.B * p.M) * sizeof(float) + static_cast<std::size_t>(2 * p.B + 1) * sizeof(int);
+}
+
+FlatSplitGrid flat_split_grid(const Config& c, const Problem& p, int64_t sms) {
+  FlatSplitGrid g;
+  const int64_t rows_per_block = c.threads / c.slots;  // supports(): slots divides threads
+  g.row_blocks = (p.B + rows_per_block - 1) / rows_per_block;
+  const int64_t entries_per_vector = std::max<int64_t>(1, static_cast<int64_t>(16 / dtype_size(p.dtype)) / std::max<int64_t>(1, p.M));
+  const int64_t target = std::clamp<int64_t>(kFlatSplitBlocksPerSm * sms, 1, kFlatSplitMaxSplitBlocks);
+  // At least one vector per thread: a few KB of long rows take a few blocks, not hundreds adding
+  // a few entries each into one accumulator.
+  g.range = std::max((p.nnz + target - 1) / target, int64_t{kFlatSplitThreads} * entries_per_vector);
+  g.split_blocks = (p.nnz + g.range - 1) / g.range;  // at most target
+  // Longer than a range (a range's block takes part of one long row only), and past a few steps
+  // of the row's group (a shorter row costs its group less than the split blocks' atomics).
+  g.long_len = std::max(g.range, int64_t{kFlatSplitMinSteps} * c.slots * kFlatRowVectors * entries_per_vector);
+  return g;
+}
+
 int64_t flat_scan_tile(const Config& c, const Problem& p) {
   const auto entries_per_vector = static_cast<int64_t>(16 / (p.M * dtype_size(p.dtype)));
   return int64_t{c.threads} * flat_scan_vectors(dtype_size(p.dtype), p.M) * std::max<int64_t>(1, entries_per_vector);
@@ -304,10 +386,12 @@ std::size_t workspace_bytes(const Config& c, const Problem& p) {
   if (p.B == 0) return 0;
   switch (c.strategy) {
     case Strategy::flat_scan: return accumulator_bytes(p, p.B);  // one counter per row
+    case Strategy::flat_split: return accumulator_bytes(p, p.B);  // one counter per row, as flat_scan
     case Strategy::nnz_split: return accumulator_bytes(p, p.B * nnz_split_grid(c, p).col_tiles);  // per (row, column tile)
     case Strategy::block_row:
     case Strategy::group_row:
-    case Strategy::flat_row: return 0;
+    case Strategy::flat_row:
+    case Strategy::one_block: return 0;
   }
   return 0;
 }

@@ -43,29 +43,18 @@ __device__ __forceinline__ void add_loose(float (&acc)[P], const T* __restrict__
   for (int64_t e = from + lane; e < to; e += lanes) add_at<P>(acc, static_cast<int>(e % P), to_float(values[e]));
 }
 
-template <typename T, typename IndexT, int MC>
-__global__ void flat_row_kernel(const T* __restrict__ values, const IndexT* __restrict__ offsets,
-                                const IndexT* __restrict__ fc, T* __restrict__ out, int64_t B, int lanes, bool mean) {
+// This lane's column sums over the flat values elements [s, t) (whole entries: s and t are
+// multiples of MC), read by `lanes` lanes as 16-byte vectors, kFlatRowVectors in flight per lane:
+// col[c] for column c, before the lanes' sums meet. Shared by flat_row's groups and flat_split's
+// row and split blocks.
+template <typename T, int MC>
+__device__ __forceinline__ void flat_walk(float (&col)[MC], const T* __restrict__ values, int64_t s, int64_t t,
+                                          int lane, int lanes) {
   constexpr int P = 16 / sizeof(T);  // elements per vector
   static_assert(P % MC == 0, "M x sizeof(T) must divide 16");
   using V = Vec<T, P>;
-  const int lane = threadIdx.x % lanes;
-  const int64_t b = int64_t(blockIdx.x) * (blockDim.x / lanes) + threadIdx.x / lanes;
-  int64_t rs = 0, re = 0, cols = 0;
-  if (b < B) {
-    rs = offsets[b];
-    re = offsets[b + 1];
-    cols = row_cols(fc, b, int64_t{MC});
-  }
-  // jagged_mean: a row with a feature count of 0 outputs zeros whatever its values, so none of
-  // them are loaded. The row strategies skip each column past a row's feature count; here one
-  // vector holds every column, so only whole rows can be skipped (at M = 1, the rows with fc = 0:
-  // about half of them with random feature counts).
-  const int64_t load_end = cols > 0 ? re : rs;
-  // No early return: every lane of the warp takes part in the shuffles below.
   float acc[P] = {};  // acc[k]: this lane's sum of vector element k, that is of column k % MC
-  const int64_t s = rs * MC, t = load_end * MC;        // the row's elements in the flat values
-  const int64_t vs = (s + P - 1) / P, ve = max(vs, t / P);  // its whole vectors: [vs, ve)
+  const int64_t vs = (s + P - 1) / P, ve = max(vs, t / P);  // the whole vectors: [vs, ve)
   add_loose<T, P>(acc, values, s, min(t, vs * P), lane, lanes);
   add_loose<T, P>(acc, values, max(s, ve * P), t, lane, lanes);
   const V* __restrict__ src = reinterpret_cast<const V*>(values);
@@ -99,9 +88,29 @@ __global__ void flat_row_kernel(const T* __restrict__ values, const IndexT* __re
       for (int k = 0; k < P; ++k) acc[k] += to_float(x[q].v[k]);
     }
   }
-  float col[MC] = {};
 #pragma unroll
   for (int k = 0; k < P; ++k) col[k % MC] += acc[k];
+}
+
+template <typename T, typename IndexT, int MC>
+__global__ void flat_row_kernel(const T* __restrict__ values, const IndexT* __restrict__ offsets,
+                                const IndexT* __restrict__ fc, T* __restrict__ out, int64_t B, int lanes, bool mean) {
+  const int lane = threadIdx.x % lanes;
+  const int64_t b = int64_t(blockIdx.x) * (blockDim.x / lanes) + threadIdx.x / lanes;
+  int64_t rs = 0, re = 0, cols = 0;
+  if (b < B) {
+    rs = offsets[b];
+    re = offsets[b + 1];
+    cols = row_cols(fc, b, int64_t{MC});
+  }
+  // jagged_mean: a row with a feature count of 0 outputs zeros whatever its values, so none of
+  // them are loaded. The row strategies skip each column past a row's feature count; here one
+  // vector holds every column, so only whole rows can be skipped (at M = 1, the rows with fc = 0:
+  // about half of them with random feature counts).
+  const int64_t load_end = cols > 0 ? re : rs;
+  // No early return: every lane of the warp takes part in the shuffles below.
+  float col[MC] = {};
+  flat_walk<T, MC>(col, values, rs * MC, load_end * MC, lane, lanes);
   const int warp_lanes = lanes < 32 ? lanes : 32;
   for (int o = 1; o < warp_lanes; o <<= 1) {  // lanes is a power of two, groups aligned inside the warp
 #pragma unroll

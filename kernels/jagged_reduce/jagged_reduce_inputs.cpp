@@ -36,6 +36,18 @@ std::vector<nlohmann::json> test_shapes() {
       // flat_row with groups of 2-16 warps: rows of thousands of entries off a 16-byte boundary,
       // empty rows, and a last block with part of its groups past B.
       {{"B", 41}, {"M", 1}, {"len", 3000}, {"dist", "many_empty"}},
+      // one_block (nnz * M <= 4096-16384, B * M sums in shared memory): masked columns, empty
+      // rows, an odd M off every vector boundary, one row, and a problem at one_block.t1024's cap.
+      {{"B", 16}, {"M", 16}, {"len", 8}, {"misalign", 1}},
+      {{"B", 64}, {"M", 3}, {"len", 20}, {"dist", "many_empty"}},
+      {{"B", 1}, {"M", 1000}, {"len", 10}, {"dist", "fixed"}},
+      {{"B", 32}, {"M", 64}, {"len", 8}, {"dist", "fixed"}},
+      // flat_split (narrow rows; long past nnz / 4 x SMs elements and past 4 steps of the row's
+      // group): one long row over every split block among rows far under the bound (jagged_mean:
+      // its feature count decides whether it is split or masked), then several long rows of a
+      // power law, so split ranges meet two rows. (The fixed B = 5 rows above are all long.)
+      {{"B", 2000}, {"M", 4}, {"len", 64}, {"dist", "one_huge"}},
+      {{"B", 60}, {"M", 1}, {"len", 4000}, {"dist", "powerlaw"}},
   };
   return in_every_dtype_and_index(base, 11);
 }

@@ -3,7 +3,6 @@
 // Shape spec: the jagged fields of JaggedShape plus "M", and for jagged_mean "fc": "full" | "random".
 #include "kernels/jagged_reduce/jagged_reduce_kernel.h"
 
-#include <cstdlib>
 #include <random>
 
 #include "kernels/common/host_data.h"
@@ -96,7 +95,9 @@ std::unique_ptr<Workload> make_reduce_workload(Op op, const nlohmann::json& spec
   const ReduceShape s = parse_shape(op, spec);
   const JaggedShape& j = s.jagged;
   std::mt19937_64 rng(j.seed);
-  const std::vector<double> values = random_values(static_cast<std::size_t>(j.nnz * s.M), j.dtype, rng);
+  // Drawn in the device's encoding: the reference decodes each entry as it adds it, so no float64
+  // copy of a gigabyte of inputs is built, zeroed on one thread, then encoded (PERF.md, Session 42).
+  const EncodedValues values = random_encoded(static_cast<std::size_t>(j.nnz * s.M), j.dtype, rng);
   std::vector<int64_t> fc;
   if (op == Op::mean) {
     fc.resize(static_cast<std::size_t>(j.B), s.M);
@@ -108,8 +109,7 @@ std::unique_ptr<Workload> make_reduce_workload(Op op, const nlohmann::json& spec
   jagged_reduce::Reference ref = jagged_reduce::reference_with_scale(op, values, j.offsets, fc, s.M);
 
   std::vector<PlacedBuffer> inputs;
-  const auto value_bytes = encode(values, j.dtype);
-  inputs.push_back(upload_placed(value_bytes.data(), value_bytes.size(), j.misalign * dtype_size(j.dtype)));
+  inputs.push_back(upload_placed(values.data(), values.bytes(), j.misalign * dtype_size(j.dtype)));
   const auto offset_bytes = encode_index(j.offsets, j.index);
   inputs.push_back(upload_placed(offset_bytes.data(), offset_bytes.size(), 0));
   jagged_reduce::Problem p = problem_for_legality(op, s);

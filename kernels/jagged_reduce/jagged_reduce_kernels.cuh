@@ -646,22 +646,32 @@ __device__ __forceinline__ void block_segmented_scan(int64_t key, float (&val)[M
     if (pk == key) val[c] += pv[c];
 }
 
-// Adds one block's part of row r = [s, t) (spread over several blocks of `range` entries) to
-// acc_ws; the last of the row's blocks to arrive writes the output and leaves acc_ws and the
-// counter zero. The caller has the row's bounds at hand: loading them here, after the fence,
-// would add a round trip to every block's end.
+// Adds one block's part of row r = [s, t) (cols live columns) to acc_ws; the last of the row's
+// blocks to arrive writes the output and leaves acc_ws and the counter zero. The row's blocks are
+// numbered by entry / range: those from first_entry's to (t - 1)'s take part (flat_scan: from s;
+// flat_split, whose blocks take rows at range starts only: from the first range start in the
+// row). The caller has the row's bounds at hand: loading them here, after the fence, would add a
+// round trip to every block's end.
+template <typename T, int MC>
+__device__ __forceinline__ void add_part_of_row(T* __restrict__ out, float* __restrict__ acc_ws,
+                                                unsigned* __restrict__ arrivals, int64_t r, int64_t s, int64_t t,
+                                                int64_t cols, int64_t first_entry, int64_t range, bool mean,
+                                                const float (&part)[MC]) {
+#pragma unroll
+  for (int c = 0; c < MC; ++c)
+    if (c < cols) atomicAdd(acc_ws + r * MC + c, part[c]);
+  __threadfence();  // the adds are visible device-wide before the arrival
+  const unsigned others = static_cast<unsigned>((t - 1) / range - first_entry / range);
+  if (arrive_last(arrivals + r, others)) drain_row<T, MC>(acc_ws, out, r, MC, 0, cols, row_scale(mean, t - s));
+}
+
+// flat_scan: one block's part of row r = [s, t), spread over the blocks of `range` entries it meets.
 template <typename T, typename IndexT, int MC>
 __device__ __forceinline__ void flat_add_spread_row(const IndexT* __restrict__ fc, T* __restrict__ out,
                                                     float* __restrict__ acc_ws, unsigned* __restrict__ arrivals,
                                                     int64_t r, int64_t s, int64_t t, int64_t range, bool mean,
                                                     const float (&part)[MC]) {
-  const int64_t cols = row_cols(fc, r, int64_t{MC});
-#pragma unroll
-  for (int c = 0; c < MC; ++c)
-    if (c < cols) atomicAdd(acc_ws + r * MC + c, part[c]);
-  __threadfence();  // the adds are visible device-wide before the arrival
-  const unsigned others = static_cast<unsigned>((t - 1) / range - s / range);
-  if (arrive_last(arrivals + r, others)) drain_row<T, MC>(acc_ws, out, r, MC, 0, cols, row_scale(mean, t - s));
+  add_part_of_row<T, MC>(out, acc_ws, arrivals, r, s, t, row_cols(fc, r, int64_t{MC}), s, range, mean, part);
 }
 
 // Entries [t0, t0 + ENTRIES) of values (VECTORS vectors of PER_VEC elements, MC per entry), those
@@ -880,6 +890,64 @@ __global__ void __launch_bounds__(kFlatScanMaxThreads)
     }
 #pragma unroll
     for (int q = 0; q < kVectors; ++q) v[q] = next[q];
+  }
+}
+
+// one_block: the whole problem in one block. A row strategy loads a row's offsets, then its values:
+// two dependent memory round trips, which is what a tiny problem's time is made of (5.1 us for
+// two dependent loads and a store in the peers' protocol against 4.3 for one, docs/PERF.md,
+// Session 38). Here nnz is known, so each thread issues its kOneBlockElems values loads (flat
+// element e = tid + k * blockDim.x, coalesced) together with the block's loads of the offsets and
+// feature counts into shared memory; after one barrier each element finds its row by a binary
+// search of the offsets in shared memory and adds itself to that row's fp32 sum there (shared-
+// memory atomics: the order of the adds, and so the last bits of a sum, may differ between runs,
+// as nnz_split's do). supports(): nnz * M <= blockDim.x * kOneBlockElems, and the B x M sums,
+// B + 1 offsets and B feature counts fit kOneBlockMaxSharedBytes, so every index below is an int.
+template <typename T, typename IndexT>
+__global__ void __launch_bounds__(1024) one_block_kernel(const T* __restrict__ values, const IndexT* __restrict__ offsets,
+                                                         const IndexT* __restrict__ fc, T* __restrict__ out, int B,
+                                                         int M, int n, bool mean) {
+  extern __shared__ float sums[];                         // [B * M]
+  int* const offs = reinterpret_cast<int*>(sums + B * M);  // [B + 1]
+  int* const cols = offs + (B + 1);                        // [B]: columns summed (feature counts)
+  const int tid = static_cast<int>(threadIdx.x), nt = static_cast<int>(blockDim.x);
+  float v[kOneBlockElems];
+#pragma unroll
+  for (int k = 0; k < kOneBlockElems; ++k) {
+    const int e = tid + k * nt;
+    v[k] = e < n ? to_float(values[e]) : 0.0f;
+  }
+  for (int i = tid; i <= B; i += nt) offs[i] = static_cast<int>(offsets[i]);
+  for (int i = tid; i < B; i += nt) cols[i] = static_cast<int>(row_cols(fc, i, M));
+  for (int i = tid; i < B * M; i += nt) sums[i] = 0.0f;
+  __syncthreads();
+  const int first = offs[0], last = offs[B];
+#pragma unroll
+  for (int k = 0; k < kOneBlockElems; ++k) {
+    const int e = tid + k * nt;
+    const int r = e / M;  // the element's entry (row of values) and column
+    const int c = e - r * M;
+    if (e < n && r >= first && r < last) {
+      // The row holding entry r: the last b with offs[b] <= r (an empty row shares its start with
+      // the row after it). Invariant offs[lo] <= r < offs[hi].
+      int lo = 0, hi = B;
+      while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        if (offs[mid] <= r) {
+          lo = mid;
+        } else {
+          hi = mid;
+        }
+      }
+      if (c < cols[lo]) atomicAdd(&sums[lo * M + c], v[k]);
+    }
+  }
+  __syncthreads();
+  for (int i = tid; i < B * M; i += nt) {
+    const int b = i / M;
+    const int c = i - b * M;
+    const float scale = row_scale(mean, offs[b + 1] - offs[b]);
+    out[i] = from_float<T>(c < cols[b] ? sums[i] * scale : 0.0f);
   }
 }
 

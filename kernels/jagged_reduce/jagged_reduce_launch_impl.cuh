@@ -13,6 +13,7 @@
 #include "kernels/common/errors.h"
 #include "kernels/jagged_reduce/jagged_reduce.h"
 #include "kernels/jagged_reduce/jagged_reduce_flat_row.cuh"
+#include "kernels/jagged_reduce/jagged_reduce_flat_split.cuh"
 #include "kernels/jagged_reduce/jagged_reduce_kernels.cuh"
 
 namespace aotune::jagged_reduce {
@@ -71,6 +72,8 @@ void launch_vec(const Config& c, const Problem& p, void* workspace, cudaStream_t
     }
     case Strategy::flat_scan:
     case Strategy::flat_row:
+    case Strategy::one_block:
+    case Strategy::flat_split:
       throw InvalidArgument("jagged_reduce: " + config_id(c) + " has no vec instances (launch_index sends it to its per-M launch)");
   }
   AOTUNE_CUDA_CHECK_LAUNCH();
@@ -121,6 +124,32 @@ void launch_flat_row(const Config& c, const Problem& p, cudaStream_t stream) {
   AOTUNE_CUDA_CHECK_LAUNCH();
 }
 
+// flat_split: one instance per M, its split blocks and row blocks interleaved in one 1-D grid
+// (jagged_reduce_flat_split.cuh); the workspace is flat_scan's: an fp32 accumulator [B, M], then B
+// arrival counters.
+template <typename T, typename IndexT, int MC>
+void launch_flat_split(const Config& c, const Problem& p, void* workspace, cudaStream_t stream) {
+  const FlatSplitGrid g = flat_split_grid(c, p, current_device_sm_count());
+  const int64_t blocks = g.split_blocks + g.row_blocks;  // supports(): < 2^31
+  auto* acc = static_cast<float*>(workspace);
+  auto* arrivals = reinterpret_cast<unsigned*>(acc + p.B * p.M);
+  device::flat_split_kernel<T, IndexT, MC><<<static_cast<unsigned>(blocks), c.threads, 0, stream>>>(
+      static_cast<const T*>(p.values), static_cast<const IndexT*>(p.offsets),
+      static_cast<const IndexT*>(p.feature_counts), static_cast<T*>(p.out), acc, arrivals, p.B, c.slots,
+      p.op == Op::mean, g.split_blocks, g.range, g.long_len);
+  AOTUNE_CUDA_CHECK_LAUNCH();
+}
+
+// one_block: a single block over the whole problem (supports() bounds it).
+template <typename T, typename IndexT>
+void launch_one_block(const Config& c, const Problem& p, cudaStream_t stream) {
+  device::one_block_kernel<T, IndexT><<<1, c.threads, one_block_shared_bytes(p), stream>>>(
+      static_cast<const T*>(p.values), static_cast<const IndexT*>(p.offsets),
+      static_cast<const IndexT*>(p.feature_counts), static_cast<T*>(p.out), static_cast<int>(p.B),
+      static_cast<int>(p.M), static_cast<int>(p.nnz * p.M), p.op == Op::mean);
+  AOTUNE_CUDA_CHECK_LAUNCH();
+}
+
 // Calls f(std::integral_constant<int, M>{}) for the narrow M the flat strategies have instances
 // of: M x sizeof(T) divides 16 bytes.
 template <typename T, typename F>
@@ -145,6 +174,10 @@ void launch_index(const Config& c, const Problem& p, void* workspace, cudaStream
   if (c.strategy == Strategy::flat_row) {
     return with_narrow_m<T>(c, p, [&](auto mc) { launch_flat_row<T, IndexT, decltype(mc)::value>(c, p, stream); });
   }
+  if (c.strategy == Strategy::flat_split) {
+    return with_narrow_m<T>(c, p, [&](auto mc) { launch_flat_split<T, IndexT, decltype(mc)::value>(c, p, workspace, stream); });
+  }
+  if (c.strategy == Strategy::one_block) return launch_one_block<T, IndexT>(c, p, stream);
   switch (c.vec) {
     case 1: return launch_vec<T, IndexT, 1>(c, p, workspace, stream);
     case 2: return launch_vec<T, IndexT, 2>(c, p, workspace, stream);
