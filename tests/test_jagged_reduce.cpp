@@ -351,6 +351,23 @@ TEST(JaggedReduceReference, SumsAndAveragesRowsWithFeatureCountMasking) {
   EXPECT_EQ(reference(Op::mean, values, offsets, {1, 2, 2}, 2), (std::vector<double>{2, 0, 0, 0, 5, 6}));
 }
 
+// Rows for the reference tests: every fifth empty, row `huge` of huge_len entries, the rest
+// shorter than max_len; feature counts 0..M.
+struct ReferenceRows {
+  std::vector<int64_t> offsets, fc;
+};
+ReferenceRows rows_for_reference_tests(int64_t B, int64_t M, int64_t huge, int64_t huge_len,
+                                       int64_t max_len, std::mt19937_64& rng) {
+  ReferenceRows r{std::vector<int64_t>(B + 1, 0), std::vector<int64_t>(B)};
+  for (int64_t b = 0; b < B; ++b) {
+    const int64_t len =
+        b == huge ? huge_len : (b % 5 == 0 ? 0 : static_cast<int64_t>(rng() % max_len));
+    r.offsets[b + 1] = r.offsets[b] + len;
+    r.fc[b] = static_cast<int64_t>(rng() % (M + 1));
+  }
+  return r;
+}
+
 // The tuner's reference walks each row once along M, on every host thread, with the error scale
 // in the same pass. Against a column-at-a-time walk written here: the same bits (every output is
 // still summed over its elements in order from 0.0), on enough values (over 8 Mi) that the rows are
@@ -358,12 +375,9 @@ TEST(JaggedReduceReference, SumsAndAveragesRowsWithFeatureCountMasking) {
 TEST(JaggedReduceReference, RowParallelPassEqualsAColumnWalkBitForBit) {
   const int64_t M = 37, B = 6000;
   std::mt19937_64 rng(20);
-  std::vector<int64_t> offsets(B + 1, 0), fc(B);
-  for (int64_t b = 0; b < B; ++b) {
-    const int64_t len = b == 7 ? 20000 : (b % 5 == 0 ? 0 : static_cast<int64_t>(rng() % 90));
-    offsets[b + 1] = offsets[b] + len;
-    fc[b] = static_cast<int64_t>(rng() % (M + 1));
-  }
+  const ReferenceRows rows = rows_for_reference_tests(B, M, 7, 20000, 90, rng);
+  const std::vector<int64_t>& offsets = rows.offsets;
+  const std::vector<int64_t>& fc = rows.fc;
   std::vector<double> values(static_cast<std::size_t>(offsets[B] * M));
   for (double& v : values) v = static_cast<double>(static_cast<int64_t>(rng() % 2001) - 1000) / 7.0;
   ASSERT_GT(values.size(), std::size_t{8} << 20);  // several threads even on a 2-core machine
@@ -398,12 +412,9 @@ TEST(JaggedReduceReference, RowParallelPassEqualsAColumnWalkBitForBit) {
 TEST(JaggedReduceReference, FromEncodedValuesEqualsFromTheirDoublesBitForBit) {
   const int64_t M = 37, B = 3000;
   std::mt19937_64 rng(23);
-  std::vector<int64_t> offsets(B + 1, 0), fc(B);
-  for (int64_t b = 0; b < B; ++b) {
-    const int64_t len = b == 11 ? 30000 : (b % 5 == 0 ? 0 : static_cast<int64_t>(rng() % 40));
-    offsets[b + 1] = offsets[b] + len;
-    fc[b] = static_cast<int64_t>(rng() % (M + 1));
-  }
+  const ReferenceRows rows = rows_for_reference_tests(B, M, 11, 30000, 40, rng);
+  const std::vector<int64_t>& offsets = rows.offsets;
+  const std::vector<int64_t>& fc = rows.fc;
   for (DType t : {DType::f32, DType::bf16, DType::f16}) {
     std::mt19937_64 draw(24);
     const EncodedValues encoded = random_encoded(static_cast<std::size_t>(offsets[B] * M), t, draw, 0.5, 2.0);
