@@ -46,7 +46,8 @@ TEST(TunerCli, ContradictoryOrBadOptionsExitWithTheUsageCode) {
   const std::vector<std::vector<std::string>> bad = {
       {"--resume", "--force"},   {"--shard", "2/2"},    {"--devices", "0,0"},
       {"--effort", "max"},       {"--arch", "volta"},   {"--kernel", "no_such_kernel"},
-      {"--loser-factor", "0.5"}, {"--loser-reps", "1"}, {"--loser-min-us", "-1"}};
+      {"--loser-factor", "0.5"}, {"--loser-reps", "1"}, {"--loser-min-us", "-1"},
+      {"--unsteady", "-0.1"},    {"--unsteady", "nan"}};
   for (const auto& extra : bad) {
     const CliResult r = run_cli(sim_tune_args(dir.path(), "out", extra), dir.path());
     EXPECT_EQ(r.exit_code, 2) << extra[0] << ": " << r.err;

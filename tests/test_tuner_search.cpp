@@ -86,6 +86,65 @@ TEST(Search, NearTiesAreRetimedInterleavedAndTheRetimingDecides) {
   EXPECT_DOUBLE_EQ(out.cells[1].timing.median_us, 4.9);  // cells hold the re-timed statistics
 }
 
+// Session 45's sweep: 5 us kernels whose median read 17-21 us with their p10 at 5 us, because
+// the next shape's input upload ran beside most of their repetitions.
+TEST(Search, UnsteadyCellsAreRetimedOnceAndKeepTheLowerMedian) {
+  Surface s;
+  s.cost = {5.0, 6.0, 30.0, 7.0, 8.0};
+  s.retime_cost = {{1, 5.5}, {2, 40.0}};
+  SearchPlan plan = plan_with(SearchMode::exhaustive, 5);
+  plan.unsteady = 0.25;
+  const MeasureFn measure = [&](std::size_t c, double) {
+    s.measured.push_back(c);
+    if (c == 1) return Cell::measured({19.0, 5.2, 25.0, 100});   // mostly slowed: unsteady
+    if (c == 2) return Cell::measured({30.0, 20.0, 35.0, 100});  // 1.5x its p10: unsteady
+    if (c == 3) return Cell::measured({7.0, 6.0, 20.0, 100});    // a slow tail only: steady
+    if (c == 4) return Cell::measured({80.0, 8.0, 90.0, 2});     // a loser's two launches
+    return Cell::measured(timing(s.cost[c]));
+  };
+  const SearchOutcome out = run_search(plan, measure, s.retime());
+  ASSERT_EQ(s.retimed.size(), 1u);
+  EXPECT_EQ(s.retimed[0], (std::vector<std::size_t>{1, 2}));  // in index order, once
+  EXPECT_DOUBLE_EQ(out.cells[1].timing.median_us, 5.5);       // the re-timing was lower
+  EXPECT_DOUBLE_EQ(out.cells[2].timing.median_us, 30.0);      // the first timing was lower
+  EXPECT_DOUBLE_EQ(out.cells[3].timing.median_us, 7.0);
+  EXPECT_DOUBLE_EQ(out.cells[4].timing.median_us, 80.0);
+  EXPECT_EQ(out.best, 0u);
+}
+
+TEST(Search, UnsteadyRetimingTakesTheMostUnsteadyFirstUpToItsCapAndIsOffAtZero) {
+  Surface s;
+  s.cost = {10, 11, 10, 12, 10};                                       // what a re-timing reports
+  const std::vector<double> medians = {13.0, 40.0, 20.0, 30.0, 10.0};  // p10 10 each
+  const MeasureFn measure = [&](std::size_t c, double) {
+    s.measured.push_back(c);
+    return Cell::measured({medians[c], 10.0, 50.0, 100});
+  };
+  SearchPlan plan = plan_with(SearchMode::exhaustive, 5);
+  plan.near_tie = 0;  // only the unsteady re-timing
+  plan.unsteady = 0.25;
+  plan.max_unsteady_retimes = 2;
+  run_search(plan, measure, s.retime());
+  ASSERT_EQ(s.retimed.size(), 1u);
+  EXPECT_EQ(s.retimed[0], (std::vector<std::size_t>{1, 3}));  // 4x and 3x; 2x and 1.3x left
+  s.retimed.clear();
+  plan.unsteady = 0;
+  run_search(plan, measure, s.retime());
+  EXPECT_TRUE(s.retimed.empty());
+}
+
+TEST(Search, AFailedUnsteadyRetimingKeepsTheFirstTimings) {
+  SearchPlan plan = plan_with(SearchMode::exhaustive, 2);
+  plan.unsteady = 0.25;
+  const MeasureFn measure = [](std::size_t c, double) {
+    return Cell::measured({c == 0 ? 20.0 : 7.0, 5.0, 25.0, 100});
+  };
+  const RetimeFn fails = [](const std::vector<std::size_t>&) { return std::vector<Timing>{}; };
+  const SearchOutcome out = run_search(plan, measure, fails);
+  EXPECT_DOUBLE_EQ(out.cells[0].timing.median_us, 20.0);
+  EXPECT_EQ(out.best, 1u);
+}
+
 TEST(Search, ExactTiesBreakTowardsTheLowerConfigIndex) {
   Surface s;
   s.cost = {3.0, 2.0, 2.0, 2.0};

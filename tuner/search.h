@@ -54,7 +54,15 @@ struct SearchPlan {
   int max_tie_candidates = 4;
   double loser_factor = 0;  // 0: every config timed in full
   double loser_min_us = 0;  // no loser bar while the fastest median so far is below this
+  // Cells timed in full (kMinUnsteadyReps or more) whose median is over (1 + unsteady) x their
+  // p10 are re-timed once, before the near ties, and keep the lower median (TimingProtocol). 0:
+  // off.
+  double unsteady = 0;
+  int max_unsteady_retimes = 8;
 };
+
+// Fewer repetitions than this (a loser's) give no spread worth reading.
+inline constexpr int kMinUnsteadyReps = 5;
 
 struct SearchOutcome {
   std::vector<Cell> cells;

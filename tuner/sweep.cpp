@@ -65,7 +65,6 @@ class Worker {
       total += estimate[s] = device_.estimate_seconds(s->info, legal_count(*s));
     Progress progress(job_.label, job_.shapes.size(), job_.shapes.size() - todo.size(), total);
     double left = total;
-    std::future<Prepared> next;  // inputs of todo[k + 1], built while todo[k] is measured
     for (std::size_t k = 0; k < todo.size(); ++k) {
       const GridShape* s = todo[k];
       if (job_.deadline && Clock::now() >= *job_.deadline) {
@@ -87,7 +86,7 @@ class Worker {
         journal_.write({s->key, -1, "prepare", ""});
         // Waiting here means building inputs (host data, float64 reference, upload) is slower
         // than measuring the shape before: the overlap no longer hides it.
-        Prepared prepared = next.valid() ? next.get() : Prepared{};
+        Prepared prepared = next_.valid() ? next_.get() : Prepared{};
         if (!prepared.runner && !prepared.error && !whole_shape_crashed(*s)) prepared = prepare(*s);
         const auto t_inputs = Clock::now();
         split_.inputs_s += seconds_between(t0, t_inputs);
@@ -95,7 +94,7 @@ class Worker {
         if (device_.protocol().overlap_inputs && k + 1 < todo.size() &&
             !whole_shape_crashed(*todo[k + 1])) {
           const GridShape* following = todo[k + 1];
-          next = std::async(std::launch::async, [this, following] { return prepare(*following); });
+          next_ = std::async(std::launch::async, [this, following] { return prepare(*following); });
         }
         const ShapeResult result = measure_shape(*s, mode, std::move(prepared));
         const auto t_measured = Clock::now();
@@ -186,6 +185,8 @@ class Worker {
     plan.mode = mode;
     plan.near_tie = device_.protocol().near_tie;
     plan.max_tie_candidates = device_.protocol().max_tie_candidates;
+    plan.unsteady = device_.protocol().unsteady;
+    plan.max_unsteady_retimes = device_.protocol().max_unsteady_retimes;
     plan.neighbours = &neighbours_;
     if (!preset_cells(s, job_.crashes, plan.cells)) {
       r.search = "crashed";
@@ -218,6 +219,10 @@ class Worker {
     };
     const RetimeFn retime = [&](const std::vector<std::size_t>& configs) -> std::vector<Timing> {
       check_deadline();
+      // Re-timing is for close calls and for cells that something outside the kernel slowed:
+      // the next shape's input build and upload are done first, so nothing else runs. It was
+      // going to be waited for before the next shape anyway.
+      if (next_.valid()) next_.wait();
       journal_.write({s.key, static_cast<int64_t>(configs.front()), "retime", ""});
       try {
         return runner->time_interleaved(configs);
@@ -268,6 +273,9 @@ class Worker {
   double spent_ = 0;
   double estimated_ = 0;
   TimeSplit split_;
+  // Inputs of the next shape, built while this one is measured. Last, so that its destructor
+  // (which waits for the build) runs before the members the build uses go.
+  std::future<Prepared> next_;
 };
 
 }  // namespace

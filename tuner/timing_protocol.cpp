@@ -60,6 +60,14 @@ nlohmann::ordered_json to_json(const TimingProtocol& p, const std::string& effor
   // used the default) keep the same protocol block and stay resumable and mergeable.
   if (p.max_tie_candidates != TimingProtocol{}.max_tie_candidates)
     j["max_tie_candidates"] = p.max_tie_candidates;
+  if (p.unsteady > 0) {
+    j["unsteady"] = p.unsteady;
+    j["max_unsteady_retimes"] = p.max_unsteady_retimes;
+    j["unsteady_retime"] =
+        "a cell whose median is over (1 + unsteady) x its p10 is timed again, interleaved with "
+        "the shape's other such cells (at most max_unsteady_retimes, the most unsteady first), "
+        "after the next shape's inputs are built, and keeps the lower median";
+  }
   j["tie_break"] =
       "configs within near_tie of the best are re-timed interleaved (their cells hold the "
       "re-timed statistics); then lowest median, then lowest config index";

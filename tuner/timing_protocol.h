@@ -27,6 +27,14 @@ struct TimingProtocol {
   // in full, and it is their single launches that the next shape's input upload can inflate
   // several-fold (a 5 us config once read 47 and 111 us and was cut as a loser).
   double loser_min_us = 50.0;
+  // A timed cell whose median is over (1 + unsteady) x its p10 was slowed for most of its
+  // repetitions by something outside the kernel (the same launch does not vary so on its own):
+  // it is timed again, interleaved with the shape's other such cells (at most
+  // max_unsteady_retimes, the most unsteady first), once nothing else runs, and keeps the lower
+  // median. Session 45's sweep had 64 such cells at 1.25, 4.8-5 us kernels reading 17-21 us with
+  // their p10 at the kernel's time. 0: off.
+  double unsteady = 0.25;
+  int max_unsteady_retimes = 8;
   bool simulated = false;  // times come from the cost model, not from events
   // Build the next shape's inputs on a second thread while this one is timed. The host work (random
   // data, float64 reference) is most of a sweep's time; its upload may overlap a few repetitions.

@@ -116,6 +116,11 @@ void register_tune(CLI::App& app) {
                   "Cut losers short only once the shape's fastest median so far is at least this "
                   "many microseconds (default: 50)");
   add_tie_options(*cmd, o->protocol);
+  cmd->add_option(
+      "--unsteady", o->protocol.unsteady,
+      "Re-time once, after the next shape's inputs are built, a cell whose median is "
+      "over (1 + this) x its p10 (something else slowed most of its launches), and keep "
+      "the lower median (default: 0.25; 0: off)");
   auto serial_inputs = std::make_shared<bool>(false);
   cmd->add_flag("--no-overlap", *serial_inputs,
                 "Build each shape's inputs only after the previous shape is measured (slower, "
@@ -142,6 +147,12 @@ void register_tune(CLI::App& app) {
     if (!(o->protocol.loser_min_us >= 0)) {
       throw InvalidArgument(
           fmt::format("--loser-min-us {} must be 0 or more", o->protocol.loser_min_us));
+    }
+    if (!(o->protocol.unsteady >= 0 && o->protocol.unsteady <= 10)) {
+      throw InvalidArgument(fmt::format(
+          "--unsteady {} must be 0 (off) or a fraction over the p10 up to 10 (0.25: a median 25% "
+          "over its p10)",
+          o->protocol.unsteady));
     }
     check_tie_options(o->protocol);
     tuner::run_tune(*o);  // throws tuner::NoGpu, which main() maps to exit code 3
