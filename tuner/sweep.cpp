@@ -8,6 +8,7 @@
 #include <exception>
 #include <future>
 #include <map>
+#include <utility>
 
 #include "kernels/common/errors.h"
 #include "tuner/progress.h"
@@ -98,7 +99,10 @@ class Worker {
         }
         const ShapeResult result = measure_shape(*s, mode, std::move(prepared));
         const auto t_measured = Clock::now();
-        split_.measure_s += seconds_between(t_inputs, t_measured);
+        // A re-timing waits for the next shape's inputs (measure_shape): that wait is the inputs'.
+        split_.inputs_s += retime_wait_s_;
+        split_.measure_s +=
+            seconds_between(t_inputs, t_measured) - std::exchange(retime_wait_s_, 0.0);
         db_.put(result);
         printed_.erase(result.key);  // measured again (--resume after a budget): new text
         journal_.write({s->key, -1, "save", ""});
@@ -222,7 +226,11 @@ class Worker {
       // Re-timing is for close calls and for cells that something outside the kernel slowed:
       // the next shape's input build and upload are done first, so nothing else runs. It was
       // going to be waited for before the next shape anyway.
-      if (next_.valid()) next_.wait();
+      if (next_.valid()) {
+        const auto w0 = Clock::now();
+        next_.wait();
+        retime_wait_s_ += seconds_between(w0, Clock::now());
+      }
       journal_.write({s.key, static_cast<int64_t>(configs.front()), "retime", ""});
       try {
         return runner->time_interleaved(configs);
@@ -273,6 +281,7 @@ class Worker {
   double spent_ = 0;
   double estimated_ = 0;
   TimeSplit split_;
+  double retime_wait_s_ = 0;  // this shape's re-timings' wait for the next shape's inputs
   // Inputs of the next shape, built while this one is measured. Last, so that its destructor
   // (which waits for the build) runs before the members the build uses go.
   std::future<Prepared> next_;

@@ -36,7 +36,7 @@ for k in $KERNELS; do
 done
 out_db
 $b/aot-runner emit > $R/emit.log 2>&1; el "emit rc=$? $(tail -2 $R/emit.log | tr '\n' ' ')"
-cp heuristics/generated/heuristic_sm90.h $OUT/
+cp heuristics/generated/heuristic_sm90.h heuristics/generated/heuristic_archs.h $OUT/
 cmake --build $b -j16 > $R/rebuild.log 2>&1; el "rebuild rc=$?"
 $b/aot-runner verify > $R/verify.log 2>&1; el "verify rc=$? $(tail -1 $R/verify.log)"
 l=$(left); [ $l -lt 200 ] && { el "suite and peers left for the next call ($l s left)"; pack; exit 0; }
