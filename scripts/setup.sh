@@ -46,4 +46,7 @@ cmake_args=(-S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DAOT
 cmake "${cmake_args[@]}" >/dev/null
 jobs=${JOBS:-$(nproc)}
 echo "setup: building in $BUILD_DIR with $jobs jobs (nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'))"
-cmake --build "$BUILD_DIR" -j "$jobs"
+# TARGETS (space-separated) builds only those, e.g. TARGETS=aot-runner in a tree whose generated
+# headers were removed after a kernel change (the tests include them; `aot-runner emit` writes them).
+read -r -a targets <<< "${TARGETS:-}"
+cmake --build "$BUILD_DIR" -j "$jobs" ${targets[@]+--target "${targets[@]}"}
