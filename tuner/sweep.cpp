@@ -100,9 +100,9 @@ class Worker {
         const ShapeResult result = measure_shape(*s, mode, std::move(prepared));
         const auto t_measured = Clock::now();
         // A re-timing waits for the next shape's inputs (measure_shape): that wait is the inputs'.
-        split_.inputs_s += retime_wait_s_;
-        split_.measure_s +=
-            seconds_between(t_inputs, t_measured) - std::exchange(retime_wait_s_, 0.0);
+        const double waited = std::exchange(retime_wait_s_, 0.0);
+        split_.inputs_s += waited;
+        split_.measure_s += seconds_between(t_inputs, t_measured) - waited;
         db_.put(result);
         printed_.erase(result.key);  // measured again (--resume after a budget): new text
         journal_.write({s->key, -1, "save", ""});
