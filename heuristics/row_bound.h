@@ -48,12 +48,11 @@ inline bool has_row_per_block_configs(std::string_view kernel) {
 }
 
 // Whether config `id` of `kernel` is one of those: block_row (a block per row), group_row and
-// flat_row (a group of lanes, up to a whole block, per row), one_block (every row in one block).
-// nnz_split and flat_scan spread rows over blocks.
+// flat_row (a group of lanes, up to a whole block, per row). nnz_split, flat_scan and flat_split
+// spread rows over blocks.
 inline bool reduces_each_row_in_one_block(std::string_view kernel, std::string_view id) {
   return has_row_per_block_configs(kernel) &&
-         (id.starts_with("block_row.") || id.starts_with("group_row.") || id.starts_with("flat_row.") ||
-          id.starts_with("one_block."));
+         (id.starts_with("block_row.") || id.starts_with("group_row.") || id.starts_with("flat_row."));
 }
 
 // The whole problem at the copy ceiling plus a launch: what the longest row is held against.
@@ -130,8 +129,7 @@ inline int config_id_field(std::string_view id, char key) {
 // the top of this file); 0 for a config that spreads rows over blocks, which the bound spares.
 inline double row_rate_bytes_per_us(std::string_view kernel, std::string_view id, double m, double elem_bytes) {
   if (!reduces_each_row_in_one_block(kernel, id)) return 0;
-  // one_block holds the whole (tiny, supports() bounds it) problem in one block: block_row's rate.
-  if (id.starts_with("block_row.") || id.starts_with("one_block.")) return kOneBlockBytesPerUs;
+  if (id.starts_with("block_row.")) return kOneBlockBytesPerUs;
   // At least 1 slot / 2 lanes, as supports() allows, so slowest_row_rate_bytes_per_us() holds.
   double in_flight = 0;
   if (id.starts_with("group_row.")) {

@@ -298,8 +298,7 @@ TEST(RowBound, HoldsWhereTheLongestRowInOneBlockOutlastsTheWholeProblem) {
   for (const jagged_reduce::Config& c : jagged_reduce::config_space()) {
     const bool one_block = c.strategy == jagged_reduce::Strategy::block_row ||
                            c.strategy == jagged_reduce::Strategy::group_row ||
-                           c.strategy == jagged_reduce::Strategy::flat_row ||
-                           c.strategy == jagged_reduce::Strategy::one_block;
+                           c.strategy == jagged_reduce::Strategy::flat_row;
     const bool spread = c.strategy == jagged_reduce::Strategy::nnz_split ||
                         c.strategy == jagged_reduce::Strategy::flat_scan ||
                         c.strategy == jagged_reduce::Strategy::flat_split;

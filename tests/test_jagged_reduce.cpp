@@ -227,35 +227,6 @@ TEST(JaggedReduceConfigSpace, FlatRowTakesFourLanesToAWholeBlockPerRow) {
   EXPECT_EQ(lanes, (std::set<int>{4, 8, 16, 32, 64, 128, 256, 512}));
 }
 
-TEST(JaggedReduceSupports, OneBlockTakesTinyProblemsAndNamesTheLimitPassed) {
-  Problem p = valid_problem();  // f32
-  const Config c{Strategy::one_block, 1024, 0, 0};
-  EXPECT_EQ(config_id(c), "one_block.t1024");
-  EXPECT_EQ(config_from_json(to_json(c)), c);
-  p.B = 32;
-  p.M = 64;
-  p.nnz = 256;  // 16384 values elements: 16 per thread, the cap
-  EXPECT_TRUE(supports(c, p).ok) << supports(c, p).reason;
-  EXPECT_EQ(one_block_shared_bytes(p), 32u * 64u * 4u + 65u * 4u);
-  EXPECT_EQ(workspace_bytes(c, p), 0u);
-  EXPECT_EQ(resolved(c, p), c);  // no auto field: its loads are element by element
-  p.nnz = 257;
-  EXPECT_THAT(supports(c, p).reason, HasSubstr("at most 16384 values elements, got nnz*M=257*64"));
-  EXPECT_THAT(supports({Strategy::one_block, 256, 0, 0}, p).reason, HasSubstr("at most 4096"));
-  p.nnz = 100;
-  p.B = 200;  // 200 x 64 sums: 51200 bytes, past the 48 KB
-  EXPECT_THAT(supports(c, p).reason, HasSubstr("B*M=200*64 sums in shared memory, more than 49152 bytes"));
-  p.B = int64_t{1} << 50;  // the size saturates instead of overflowing
-  p.M = 1;
-  EXPECT_EQ(one_block_shared_bytes(p), std::numeric_limits<std::size_t>::max());
-  p.B = 32;
-  EXPECT_THAT(supports({Strategy::one_block, 1024, 4, 0}, p).reason, HasSubstr("no vec, chunk or slots"));
-  EXPECT_THAT(supports({Strategy::one_block, 2048, 0, 0}, p).reason, HasSubstr("up to 1024, got 2048"));
-  // Masked rows and any alignment: its loads are single elements.
-  p.values = reinterpret_cast<const void*>(std::uintptr_t{260});
-  EXPECT_TRUE(supports(c, p).ok);
-}
-
 TEST(JaggedReduceSupports, FlatSplitTakesNarrowRowsAndSplitsOnlyRowsPastItsShare) {
   Problem p = valid_problem();  // f32
   p.B = 1000;

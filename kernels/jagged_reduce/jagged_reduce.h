@@ -38,10 +38,6 @@ enum class Strategy {
   flat_row,   // narrow rows (M x element size divides 16 bytes): one group of `slots` lanes (part
               // of a warp, or whole warps up to a block) per row, reading the row as flat
               // 16-byte vectors: uniform rows of 32 entries and more
-  one_block,  // the whole problem in one block: every thread's values loads are issued with the
-              // offsets' (nnz is known), so one memory round trip precedes the adds where every
-              // row strategy waits for a row's offsets before its values; sums in shared memory.
-              // Tiny problems only (kOneBlockElems per thread, B x M sums in shared memory)
   flat_split,  // narrow rows: flat_row's groups of `slots` lanes take the rows, except the few
                // long ones with live columns, which split blocks running beside them take in
                // equal ranges of the values (one launch, no waiting): one or a few rows holding
@@ -91,11 +87,6 @@ inline constexpr int kFlatSplitMaxSplitBlocks = 4096;
 // vectors per lane), or its group reads it in a few memory round trips, less than the atomics and
 // the arrival of the split blocks' way cost.
 inline constexpr int kFlatSplitMinSteps = 4;
-
-// one_block: values elements each thread loads (all in flight at once), and the shared memory its
-// fp32 sums [B x M], offsets [B+1] and feature counts [B] may take (the default per-block limit).
-inline constexpr int kOneBlockElems = 16;
-inline constexpr std::size_t kOneBlockMaxSharedBytes = 48 * 1024;
 
 // The auto chunk is one wave of nnz_split blocks: kAutoChunksPerSm per SM (3 with 16-byte loads,
 // the kernel's __launch_bounds__ minimum), shared among the column tiles, in whole rows, clamped
@@ -160,8 +151,6 @@ struct NnzSplitGrid {
 NnzSplitGrid nnz_split_grid(const Config& c, const Problem& p);
 // Values entries (rows of values) one flat_scan block takes: threads x 4 vectors of 16 bytes.
 int64_t flat_scan_tile(const Config& c, const Problem& p);
-// Shared memory one_block takes for p: fp32 sums [B x M], int offsets [B+1], int feature counts [B].
-std::size_t one_block_shared_bytes(const Problem& p);
 // How flat_split cuts a problem on a GPU of `sms` SMs: row blocks of kFlatSplitThreads / slots rows
 // each, and split blocks, one per range of `range` values entries (an equal share over
 // kFlatSplitBlocksPerSm blocks per SM, at least one vector per thread), spread over the grid

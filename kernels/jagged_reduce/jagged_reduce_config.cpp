@@ -23,7 +23,6 @@ const char* strategy_name(Strategy s) {
     case Strategy::nnz_split: return "nnz_split";
     case Strategy::flat_scan: return "flat_scan";
     case Strategy::flat_row: return "flat_row";
-    case Strategy::one_block: return "one_block";
     case Strategy::flat_split: return "flat_split";
   }
   return "?";
@@ -35,7 +34,6 @@ Strategy parse_strategy(const std::string& s) {
   if (s == "nnz_split") return Strategy::nnz_split;
   if (s == "flat_scan") return Strategy::flat_scan;
   if (s == "flat_row") return Strategy::flat_row;
-  if (s == "one_block") return Strategy::one_block;
   if (s == "flat_split") return Strategy::flat_split;
   throw InvalidArgument("unknown jagged_reduce strategy '" + s + "'");
 }
@@ -89,8 +87,6 @@ const std::vector<Config>& config_space() {
     // its row in flight: too little to stream one row fast).
     for (int lanes : {4, 8, 16, 32}) s.push_back({Strategy::flat_row, 128, 0, 0, lanes});
     for (int lanes : {64, 128, 256, 512}) s.push_back({Strategy::flat_row, 512, 0, 0, lanes});
-    // one_block, for tiny problems: its block size caps the values it takes (kOneBlockElems each).
-    for (int threads : {256, 1024}) s.push_back({Strategy::one_block, threads, 0, 0});
     // flat_split, for M = 1-8 with a few rows holding most of the data: flat_row's short-row
     // groups (the lanes per row the masked one_huge shapes' best row configs use) with the long
     // rows split over blocks. flat_scan spreads those shapes evenly too, but by elements, so a
@@ -104,7 +100,6 @@ const std::vector<Config>& config_space() {
 
 std::string config_id(const Config& c) {
   if (c.strategy == Strategy::flat_scan) return "flat_scan.t" + std::to_string(c.threads);
-  if (c.strategy == Strategy::one_block) return "one_block.t" + std::to_string(c.threads);
   if (c.strategy == Strategy::flat_row || c.strategy == Strategy::flat_split)
     return std::string(strategy_name(c.strategy)) + ".t" + std::to_string(c.threads) + ".s" + std::to_string(c.slots);
   std::string id = std::string(strategy_name(c.strategy)) + ".t" + std::to_string(c.threads) + ".v" +
@@ -121,7 +116,7 @@ Config resolve(const Config& c, const Problem& p, int64_t auto_chunk_sms) {
   Config r = c;
   const std::size_t s = dtype_size(p.dtype);
   if (r.vec == 0 && r.strategy != Strategy::flat_scan && r.strategy != Strategy::flat_row &&
-      r.strategy != Strategy::one_block && r.strategy != Strategy::flat_split) {
+      r.strategy != Strategy::flat_split) {
     r.vec = 1;
     for (int v : {8, 4, 2}) {
       if (v * s <= 16 && p.M % v == 0 && aligned(p.values, v * s) && aligned(p.out, v * s)) {
@@ -264,26 +259,6 @@ Legality flat_split_supports(const Config& c, const Problem& p) {
   return Legality::yes();
 }
 
-Legality one_block_supports(const Config& c, const Problem& p) {
-  if (c.vec != 0 || c.chunk != 0 || c.slots != 1) {
-    return Legality::no("one_block takes no vec, chunk or slots (got vec=" + std::to_string(c.vec) +
-                        ", chunk=" + std::to_string(c.chunk) + ", slots=" + std::to_string(c.slots) + ")");
-  }
-  if (c.threads < 32 || c.threads > 1024 || c.threads % 32 != 0) {
-    return Legality::no("one_block needs a multiple of 32 threads up to 1024, got " + std::to_string(c.threads));
-  }
-  const int64_t capacity = int64_t{c.threads} * kOneBlockElems;
-  if (p.nnz > capacity / p.M) {
-    return Legality::no("one_block.t" + std::to_string(c.threads) + " takes at most " + std::to_string(capacity) +
-                        " values elements, got nnz*M=" + std::to_string(p.nnz) + "*" + std::to_string(p.M));
-  }
-  if (one_block_shared_bytes(p) > kOneBlockMaxSharedBytes) {
-    return Legality::no("one_block keeps B*M=" + std::to_string(p.B) + "*" + std::to_string(p.M) +
-                        " sums in shared memory, more than " + std::to_string(kOneBlockMaxSharedBytes) + " bytes");
-  }
-  return Legality::yes();
-}
-
 }  // namespace
 
 Legality supports(const Config& auto_config, const Problem& p) {
@@ -292,7 +267,6 @@ Legality supports(const Config& auto_config, const Problem& p) {
   const std::size_t s = dtype_size(p.dtype);
   if (c.strategy == Strategy::flat_scan) return flat_scan_supports(c, p);
   if (c.strategy == Strategy::flat_row) return flat_row_supports(c, p);
-  if (c.strategy == Strategy::one_block) return one_block_supports(c, p);
   if (c.strategy == Strategy::flat_split) return flat_split_supports(c, p);
   if (c.vec * s > 16) {
     return Legality::no("vec=" + std::to_string(c.vec) + " x " + std::to_string(s) + " bytes exceeds 16-byte loads");
@@ -343,13 +317,6 @@ NnzSplitGrid nnz_split_grid(const Config& auto_config, const Problem& p) {
   return g;
 }
 
-std::size_t one_block_shared_bytes(const Problem& p) {
-  // Past 2^40 sums (validate() keeps B*M within int64) the exact size matters to no one.
-  constexpr int64_t kHuge = int64_t{1} << 40;
-  if (p.B > kHuge || p.B * p.M > kHuge) return std::numeric_limits<std::size_t>::max();
-  return static_cast<std::size_t>(p.B * p.M) * sizeof(float) + static_cast<std::size_t>(2 * p.B + 1) * sizeof(int);
-}
-
 FlatSplitGrid flat_split_grid(const Config& c, const Problem& p, int64_t sms) {
   FlatSplitGrid g;
   const int64_t rows_per_block = c.threads / c.slots;  // supports(): slots divides threads
@@ -390,8 +357,7 @@ std::size_t workspace_bytes(const Config& c, const Problem& p) {
     case Strategy::nnz_split: return accumulator_bytes(p, p.B * nnz_split_grid(c, p).col_tiles);  // per (row, column tile)
     case Strategy::block_row:
     case Strategy::group_row:
-    case Strategy::flat_row:
-    case Strategy::one_block: return 0;
+    case Strategy::flat_row: return 0;
   }
   return 0;
 }

@@ -36,8 +36,9 @@ std::vector<nlohmann::json> test_shapes() {
       // flat_row with groups of 2-16 warps: rows of thousands of entries off a 16-byte boundary,
       // empty rows, and a last block with part of its groups past B.
       {{"B", 41}, {"M", 1}, {"len", 3000}, {"dist", "many_empty"}},
-      // one_block (nnz * M <= 4096-16384, B * M sums in shared memory): masked columns, empty
-      // rows, an odd M off every vector boundary, one row, and a problem at one_block.t1024's cap.
+      // Tiny problems (written for session 38's one_block strategy, removed in session 45; kept
+      // for every strategy): masked columns, empty rows, an odd M off every vector boundary, one
+      // row, and 16384 values elements.
       {{"B", 16}, {"M", 16}, {"len", 8}, {"misalign", 1}},
       {{"B", 64}, {"M", 3}, {"len", 20}, {"dist", "many_empty"}},
       {{"B", 1}, {"M", 1000}, {"len", 10}, {"dist", "fixed"}},

@@ -72,7 +72,6 @@ void launch_vec(const Config& c, const Problem& p, void* workspace, cudaStream_t
     }
     case Strategy::flat_scan:
     case Strategy::flat_row:
-    case Strategy::one_block:
     case Strategy::flat_split:
       throw InvalidArgument("jagged_reduce: " + config_id(c) + " has no vec instances (launch_index sends it to its per-M launch)");
   }
@@ -140,16 +139,6 @@ void launch_flat_split(const Config& c, const Problem& p, void* workspace, cudaS
   AOTUNE_CUDA_CHECK_LAUNCH();
 }
 
-// one_block: a single block over the whole problem (supports() bounds it).
-template <typename T, typename IndexT>
-void launch_one_block(const Config& c, const Problem& p, cudaStream_t stream) {
-  device::one_block_kernel<T, IndexT><<<1, c.threads, one_block_shared_bytes(p), stream>>>(
-      static_cast<const T*>(p.values), static_cast<const IndexT*>(p.offsets),
-      static_cast<const IndexT*>(p.feature_counts), static_cast<T*>(p.out), static_cast<int>(p.B),
-      static_cast<int>(p.M), static_cast<int>(p.nnz * p.M), p.op == Op::mean);
-  AOTUNE_CUDA_CHECK_LAUNCH();
-}
-
 // Calls f(std::integral_constant<int, M>{}) for the narrow M the flat strategies have instances
 // of: M x sizeof(T) divides 16 bytes.
 template <typename T, typename F>
@@ -177,7 +166,6 @@ void launch_index(const Config& c, const Problem& p, void* workspace, cudaStream
   if (c.strategy == Strategy::flat_split) {
     return with_narrow_m<T>(c, p, [&](auto mc) { launch_flat_split<T, IndexT, decltype(mc)::value>(c, p, workspace, stream); });
   }
-  if (c.strategy == Strategy::one_block) return launch_one_block<T, IndexT>(c, p, stream);
   switch (c.vec) {
     case 1: return launch_vec<T, IndexT, 1>(c, p, workspace, stream);
     case 2: return launch_vec<T, IndexT, 2>(c, p, workspace, stream);

@@ -14,7 +14,7 @@ namespace {
 // Entries [e, e + count) (count * M values) as float64: where they already are doubles, or decoded
 // into `buf`, which holds kDecodeValues.
 constexpr int64_t kDecodeValues = 4096;
-const double* entries(const std::vector<double>& values, int64_t e, int64_t count, int64_t M, double*) {
+const double* entries(const std::vector<double>& values, int64_t e, int64_t /*count*/, int64_t M, double*) {
   return values.data() + e * M;
 }
 const double* entries(const EncodedValues& values, int64_t e, int64_t count, int64_t M, double* buf) {
