@@ -143,6 +143,25 @@ TEST(CliFit, ForestTreesAddTheForestsHeldOutScoresAndRejectBadCounts) {
   EXPECT_EQ(code, 2);
 }
 
+// --forest-clip sets the forest's training clip (recorded in heldout_forest.clip; the tree's report
+// does not move); a clip out of (0.01, 20) is a usage error naming the option.
+TEST(CliFit, ForestClipIsRecordedAndOutOfRangeValuesAreUsageErrors) {
+  test::TempDir dir;
+  const std::string db = cost_model_jagged_sum_db(dir);
+  const auto base = fit_report(db, "--forest-trees 2");
+  EXPECT_EQ(base["heldout_forest"]["clip"].get<double>(), 1.5);  // ForestOptions' default
+  const auto wide = fit_report(db, "--forest-trees 2 --forest-clip 3");
+  EXPECT_EQ(wide["heldout_forest"]["clip"].get<double>(), 3.0);
+  EXPECT_EQ(wide["heldout_tree"], base["heldout_tree"]);
+  int code = -1;
+  for (const char* bad : {"0", "-1", "21", "x"}) {
+    const std::string out = aot_runner(
+        fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --forest-clip {} 2>&1", db, bad), &code);
+    EXPECT_EQ(code, 2) << bad;
+    EXPECT_NE(out.find("--forest-clip"), std::string::npos) << out;
+  }
+}
+
 // The held-out slowdowns by size class of bytes moved: every shape in exactly one class, each
 // class's statistics those of its shapes' slowdowns (checked against the full per-shape list).
 TEST(CliFit, ReportsTheHeldOutSlowdownBySizeClass) {

@@ -31,6 +31,7 @@ struct FitArgs {
   std::size_t forest_trees = heuristics::ForestOptions{}.trees;
   int forest_depth = heuristics::ForestOptions{}.max_depth;
   std::size_t forest_min_leaf = heuristics::ForestOptions{}.min_leaf;
+  double forest_clip = heuristics::ForestOptions{}.clip;
   std::string forest_configs = "all";
 };
 
@@ -155,6 +156,11 @@ void register_fit(CLI::App& app) {
   cmd->add_option("--forest-min-leaf", args->forest_min_leaf, "Fewest training shapes in a forest leaf")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
+  cmd->add_option("--forest-clip", args->forest_clip,
+                  "Training targets' ln slowdown is clipped here (1.5: e^1.5 = 4.5x); illegal and failed "
+                  "cells train at the clip")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 20.0));
   cmd->add_option("--forest-configs", args->forest_configs,
                   "Configs the forest predicts and may pick: 'all' (the whole config space, or the "
                   "subset where it has more than 128 configs) or 'subset' (fitted on each fold's "
@@ -200,6 +206,7 @@ void register_fit(CLI::App& app) {
     options.forest.trees = args->forest_trees;
     options.forest.max_depth = args->forest_depth;
     options.forest.min_leaf = args->forest_min_leaf;
+    options.forest.clip = args->forest_clip;
     options.forest.configs =
         args->forest_configs == "all" ? heuristics::ForestConfigs::all : heuristics::ForestConfigs::subset;
     const heuristics::TrainingSet ts = heuristics::training_set_from_database(*db);
