@@ -156,7 +156,8 @@ TEST(CliFit, ForestClipIsRecordedAndOutOfRangeValuesAreUsageErrors) {
   int code = -1;
   for (const char* bad : {"0", "-1", "21", "x"}) {
     const std::string out = aot_runner(
-        fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --forest-clip {} 2>&1", db, bad), &code);
+        fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --forest-clip {} 2>&1", db, bad),
+        &code);
     EXPECT_EQ(code, 2) << bad;
     EXPECT_NE(out.find("--forest-clip"), std::string::npos) << out;
   }

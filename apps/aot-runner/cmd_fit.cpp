@@ -156,9 +156,10 @@ void register_fit(CLI::App& app) {
   cmd->add_option("--forest-min-leaf", args->forest_min_leaf, "Fewest training shapes in a forest leaf")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
-  cmd->add_option("--forest-clip", args->forest_clip,
-                  "Training targets' ln slowdown is clipped here (1.5: e^1.5 = 4.5x); illegal and failed "
-                  "cells train at the clip")
+  cmd->add_option(
+         "--forest-clip", args->forest_clip,
+         "Training targets' ln slowdown is clipped here (1.5: e^1.5 = 4.5x); illegal and failed "
+         "cells train at the clip")
       ->capture_default_str()
       ->check(CLI::Range(0.01, 20.0));
   cmd->add_option("--forest-configs", args->forest_configs,
