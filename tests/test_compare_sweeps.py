@@ -4,14 +4,11 @@ Run by ctest (Scripts.CompareSweeps) or directly: python3 tests/test_compare_swe
 import json
 import math
 import os
-import subprocess
-import sys
-import tempfile
 import unittest
 
-OLD_BIG_US = 300e6 / 3.5e6  # 300 MB at 3.5 TB/s
+from script_test_case import ScriptTestCase  # tests/ is on the path: this file's folder
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "compare_sweeps.py")
+OLD_BIG_US = 300e6 / 3.5e6  # 300 MB at 3.5 TB/s
 
 
 def database(kernel, shapes):
@@ -27,21 +24,8 @@ def database(kernel, shapes):
     }
 
 
-class CompareSweeps(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
-
-    def tearDown(self):
-        self.dir.cleanup()
-
-    def write(self, name, db):
-        path = os.path.join(self.dir.name, name)
-        with open(path, "w") as f:
-            json.dump(db, f)
-        return path
-
-    def run_script(self, *args):
-        return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
+class CompareSweeps(ScriptTestCase):
+    SCRIPT_NAME = "compare_sweeps.py"
 
     def test_every_ratio_count_and_bar(self):
         # big: uniform, 300 MB: 3.5 TB/s (just under the 3.6 bar) -> 80 µs (3.75 TB/s), a.t1 best both times.

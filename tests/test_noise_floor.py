@@ -1,14 +1,10 @@
 #!/usr/bin/env python3
 """scripts/noise_floor.py on two hand-made results databases whose every ratio is known.
 Run by ctest (Scripts.NoiseFloor) or directly: python3 tests/test_noise_floor.py"""
-import json
 import os
-import subprocess
-import sys
-import tempfile
 import unittest
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "noise_floor.py")
+from script_test_case import ScriptTestCase  # tests/ is on the path: this file's folder
 
 
 def database(shapes):
@@ -24,21 +20,8 @@ def database(shapes):
     }
 
 
-class NoiseFloor(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
-
-    def tearDown(self):
-        self.dir.cleanup()
-
-    def write(self, name, db):
-        path = os.path.join(self.dir.name, name)
-        with open(path, "w") as f:
-            json.dump(db, f)
-        return path
-
-    def run_script(self, *args):
-        return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
+class NoiseFloor(ScriptTestCase):
+    SCRIPT_NAME = "noise_floor.py"
 
     def test_each_direction_overall_and_by_size(self):
         # tiny (1 KB): run 1's best a.t1 is 2x run 2's best; run 2's best b.t1 is 1.5x run 1's best.
