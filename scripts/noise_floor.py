@@ -10,9 +10,9 @@ against the other run's per-shape best: a perfect selector, scored the way `aot-
 
 Each direction is also split by bytes moved into the size classes of `fit`'s heldout_by_size
 (< 1 MB, 1 MB - 256 MB, >= 256 MB), with the count of shapes over issue 4's 1.25 worst-case bar
-and the slowest shapes, so a fit report's rows can be read against the floor of the same sizes.
-Two sweeps of the same kernel source (a re-sweep after a change that removed only configs that
-never win) serve as well as two bench runs.
+and up to three of the slowest shapes over it, so a fit report's rows can be read against the
+floor of the same sizes. Two full sweeps of one grid whose kernels differ only by configs that
+never win (a re-sweep after removing them) serve as well as two bench runs.
 """
 import json
 import math
@@ -49,12 +49,6 @@ def load_database(path, tool="noise_floor"):
     from the same parse."""
     db, kernel, shapes = read_shapes(path, tool)
     return db, kernel, {key: times for key, (_, _, times) in shapes.items()}
-
-
-def load(path, tool="noise_floor"):
-    """(kernel, {shape key: {config id: median µs}}) of load_database()."""
-    _, kernel, times = load_database(path, tool)
-    return kernel, times
 
 
 MB = 1e6  # fit's size classes count decimal megabytes (heuristics/fit.cpp)
