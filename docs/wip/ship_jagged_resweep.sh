@@ -27,7 +27,7 @@ el build
 # cold), and refuses one of the committed source ("cannot be continued"), which --force replaces.
 # tune_until_deadline KERNEL --resume|--force: the sweep, stopped with SIGINT at the deadline.
 tune_until_deadline() {
-  timeout --preserve-status -s INT $(left) $b/aot-runner tune -k $1 --devices ${DEVICES:-0} $2 > $R/tune_$1.log 2>&1
+  timeout --preserve-status -s INT $(left) $b/aot-runner tune -k $1 --devices ${DEVICES:-0} ${TUNE_ARGS:-} $2 > $R/tune_$1.log 2>&1
 }
 for k in $KERNELS; do
   l=$(left); [ $l -lt 30 ] && { el "stopping before $k: $l s left"; out_db; pack; exit 0; }
