@@ -175,6 +175,35 @@ TEST(TunerCli, TheNearTieGivenIsRecordedInTheProtocol) {
       << "names only the fields that differ: " << other.err;
 }
 
+// Inputs are built before each shape unless --overlap asks for the second thread (session 47: its
+// upload slowed the cells timed meanwhile); the protocol records which, so the two never mix.
+TEST(TunerCli, InputsAreBuiltBeforeEachShapeUnlessOverlapIsAsked) {
+  TempDir dir;
+  write_grid(dir / "grids", small_jagged_sum_grid(2));
+  ASSERT_EQ(run_cli(sim_tune_args(dir.path(), "serial"), dir.path()).exit_code, 0);
+  const CliResult overlapped =
+      run_cli(sim_tune_args(dir.path(), "overlapped", {"--overlap"}), dir.path());
+  ASSERT_EQ(overlapped.exit_code, 0) << overlapped.err;
+  const CliResult explicit_serial =
+      run_cli(sim_tune_args(dir.path(), "explicit", {"--no-overlap"}), dir.path());
+  ASSERT_EQ(explicit_serial.exit_code, 0) << explicit_serial.err;
+  const auto serial = nlohmann::ordered_json::parse(read_text(dir / "serial/sm90/jagged_sum.json"));
+  const auto over =
+      nlohmann::ordered_json::parse(read_text(dir / "overlapped/sm90/jagged_sum.json"));
+  const auto expl = nlohmann::ordered_json::parse(read_text(dir / "explicit/sm90/jagged_sum.json"));
+  EXPECT_EQ(serial["protocol"]["inputs"], "built before each shape, nothing else running");
+  EXPECT_EQ(over["protocol"]["inputs"],
+            "the next shape's inputs are built on a second thread while this one is timed");
+  EXPECT_EQ(expl["protocol"], serial["protocol"]) << "--no-overlap is the default";
+
+  const CliResult mixed =
+      run_cli(sim_tune_args(dir.path(), "overlapped", {"--resume"}), dir.path());
+  EXPECT_EQ(mixed.exit_code, 2) << mixed.err;
+  EXPECT_NE(mixed.err.find("timing protocol: inputs"), std::string::npos) << mixed.err;
+  const CliResult help = run_cli({"tune", "--help"}, dir.path());
+  EXPECT_NE(help.out.find("--overlap"), std::string::npos) << help.out;
+}
+
 // Adding shapes to a grid keeps what was measured: --resume measures only the new shapes, and the
 // database equals a straight sweep of the grown grid. Removing a measured shape is refused.
 TEST(TunerCli, AGrownGridResumesOnlyTheNewShapesAndAShrunkOneIsRefused) {

@@ -303,23 +303,34 @@ TEST(Search, OneFieldNeighboursDifferInExactlyOneField) {
   }
 }
 
-// A shape costs the longer of building its inputs on the host (the next shape's are built while
-// this one is timed) and timing its configs: a 1 GB shape is host-bound (~7.5 s, whatever the
-// config count), a 1 KB one is bound by its configs' launches.
-TEST(WorkSplit, EstimateIsTheLongerOfInputBuildingAndTiming) {
+// A shape costs building its inputs on the host plus timing its configs, or the longer of the two
+// where the next shape's inputs are built while this one is timed (--overlap): a 1 GB shape is
+// host-bound (~7.5 s), a 1 KB one is bound by its configs' launches.
+TEST(WorkSplit, EstimateAddsInputBuildingToTimingOrOverlapsThem) {
   TimingProtocol p;
   p.l2_flush_bytes = 120'000'000;
+  ASSERT_FALSE(p.overlap_inputs) << "inputs are built before each shape by default";
+  TimingProtocol overlapped = p;
+  overlapped.overlap_inputs = true;
   ProblemInfo big;
   big.bytes_moved = 1e9;
-  const double big40 = estimate_gpu_seconds(big, 40, p);
+  const double big40 = estimate_gpu_seconds(big, 40, overlapped);
   EXPECT_GT(big40, 7.0);
   EXPECT_LT(big40, 9.0);
-  EXPECT_DOUBLE_EQ(estimate_gpu_seconds(big, 20, p), big40);
+  EXPECT_DOUBLE_EQ(estimate_gpu_seconds(big, 20, overlapped), big40) << "the host build hides it";
+  const double serial40 = estimate_gpu_seconds(big, 40, p),
+               serial20 = estimate_gpu_seconds(big, 20, p);
+  EXPECT_GT(serial40, serial20) << "each config adds to the host build";
+  EXPECT_GT(serial40, big40);
+  EXPECT_LT(serial40, big40 + 1.0) << "40 configs of a 1 GB shape time in well under a second";
   ProblemInfo tiny;
   tiny.bytes_moved = 1e3;
-  const double tiny20 = estimate_gpu_seconds(tiny, 20, p), tiny40 = estimate_gpu_seconds(tiny, 40, p);
-  EXPECT_GT(tiny40, tiny20 * 1.8);
-  EXPECT_LT(tiny40, big40 / 10);
+  for (const TimingProtocol& q : {p, overlapped}) {
+    const double tiny20 = estimate_gpu_seconds(tiny, 20, q),
+                 tiny40 = estimate_gpu_seconds(tiny, 40, q);
+    EXPECT_GT(tiny40, tiny20 * 1.8);
+    EXPECT_LT(tiny40, big40 / 10);
+  }
 }
 
 TEST(WorkSplit, BalancesEstimatedCostAndKeepsEveryItemOnce) {

@@ -36,9 +36,14 @@ struct TimingProtocol {
   double unsteady = 0.25;
   int max_unsteady_retimes = 8;
   bool simulated = false;  // times come from the cost model, not from events
-  // Build the next shape's inputs on a second thread while this one is timed. The host work (random
-  // data, float64 reference) is most of a sweep's time; its upload may overlap a few repetitions.
-  bool overlap_inputs = true;
+  // Build the next shape's inputs on a second thread while this one is timed. Off by default since
+  // session 47: the build ends in cudaMalloc and a pageable cudaMemcpy, and a launch queued on the
+  // timing thread meanwhile waits for that copy inside its events (a 4.7 us kernel read 1 ms at
+  // p10 and 123 ms at the median beside a looping 1 GB upload, on an H200). It slowed whole cells
+  // 2.5-4x that the unsteady re-timing cannot see (p10 slowed too). Without it a 600-shape jagged
+  // grid waited 39 s for inputs instead of about 15 (3m27s in all). The fix that keeps the overlap
+  // is to build the host data apart from its upload, in kernels/common (source-hashed).
+  bool overlap_inputs = false;
 };
 
 struct DeviceInfo;

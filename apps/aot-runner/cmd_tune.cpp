@@ -118,17 +118,17 @@ void register_tune(CLI::App& app) {
   add_tie_options(*cmd, o->protocol);
   cmd->add_option(
       "--unsteady", o->protocol.unsteady,
-      "Re-time once, after the next shape's inputs are built, a cell whose median is "
+      "Re-time once (after the next shape's inputs are built, with --overlap) a cell whose median "
+      "is "
       "over (1 + this) x its p10 (something else slowed most of its launches), and keep "
       "the lower median (default: 0.25; 0: off)");
-  auto serial_inputs = std::make_shared<bool>(false);
-  cmd->add_flag("--no-overlap", *serial_inputs,
-                "Build each shape's inputs only after the previous shape is measured (slower, "
-                "nothing overlaps timing)");
+  cmd->add_flag("--overlap,!--no-overlap", o->protocol.overlap_inputs,
+                "Build the next shape's inputs on a second thread while this one is timed "
+                "(faster; its upload can slow the cells timed meanwhile several-fold). Default: "
+                "--no-overlap, each shape's inputs built before it is timed");
   cmd->add_option("--sim-delay-ms", o->sim_delay_ms,
                   "Simulated device: sleep per cell (default: AOTUNE_SIM_DELAY_MS or 0)");
-  cmd->callback([o, device, effort, serial_inputs] {
-    o->protocol.overlap_inputs = !*serial_inputs;
+  cmd->callback([o, device, effort] {
     o->simulate = *device == "sim";
     o->effort = tuner::parse_effort(*effort);
     if (o->protocol.min_reps < 1 || o->protocol.max_reps < o->protocol.min_reps) {
