@@ -38,11 +38,12 @@ struct TimingProtocol {
   bool simulated = false;  // times come from the cost model, not from events
   // Build the next shape's inputs on a second thread while this one is timed. Off by default since
   // session 47: the build ends in cudaMalloc and a pageable cudaMemcpy, and a launch queued on the
-  // timing thread meanwhile waits for that copy inside its events (a 4.7 us kernel read 1 ms at
-  // p10 and 123 ms at the median beside a looping 1 GB upload, on an H200). It slowed whole cells
-  // 2.5-4x that the unsteady re-timing cannot see (p10 slowed too). Without it a 600-shape jagged
-  // grid waited 39 s for inputs instead of about 15 (3m27s in all). The fix that keeps the overlap
-  // is to build the host data apart from its upload, in kernels/common (source-hashed).
+  // timing thread meanwhile waits for that copy inside its events (a 4.6 us kernel read about
+  // 1 ms at p10 and 120-150 ms at the median beside a looping 1 GB upload on an H200:
+  // bench/upload_interference.cu). It slowed whole cells 2.3-4.3x, p10 too, which the unsteady
+  // re-timing cannot see. Without it a 606-shape jagged grid waited 39 s for inputs instead of
+  // about 15 (3m27s in all). The fix that keeps the overlap is to build the host data apart from
+  // its upload, which is kernels/common's code (source-hashed: a re-sweep of every kernel).
   bool overlap_inputs = false;
 };
 
