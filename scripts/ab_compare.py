@@ -20,6 +20,7 @@ import glob
 import json
 import math
 import os
+import signal
 import sys
 from statistics import median
 
@@ -151,4 +152,5 @@ def main():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
     main()

@@ -15,6 +15,7 @@ strategies whose code did not change show that drift. Plain Python.
 import argparse
 import json
 import math
+import signal
 import sys
 
 from noise_floor import load_shapes  # scripts/ is on the path: this file's folder
@@ -148,4 +149,5 @@ def main():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
     main()

@@ -23,6 +23,7 @@ nothing in the build or the tests runs this.
 import argparse
 import json
 import math
+import signal
 import sys
 
 try:
@@ -127,4 +128,5 @@ def main():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
     main()

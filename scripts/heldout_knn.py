@@ -14,6 +14,7 @@ import argparse
 import json
 import math
 import random
+import signal
 import sys
 
 ILLEGAL_IN_TRAINING = 5.0  # log-slowdown charged when a neighbour could not run a config
@@ -85,4 +86,5 @@ def main():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
     main()

@@ -16,6 +16,7 @@ never win (a re-sweep after removing them) serve as well as two bench runs.
 """
 import json
 import math
+import signal
 import sys
 
 
@@ -95,4 +96,5 @@ def main():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
     main()

@@ -12,6 +12,7 @@ share a cell (other fields differing) are combined by --agg (worst by default).
 import argparse
 import csv
 import math
+import signal
 import sys
 from html import escape
 
@@ -164,4 +165,5 @@ def main():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
     main()

@@ -26,6 +26,7 @@ import itertools
 import json
 import math
 import os
+import signal
 import sys
 
 import aot_explain  # scripts/aot_explain.py: explain as a subprocess
@@ -181,4 +182,5 @@ def main():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
     sys.exit(main())
