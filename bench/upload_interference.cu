@@ -16,7 +16,7 @@
 #include <cstdlib>
 #include <exception>
 #include <functional>
-#include <string>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -28,7 +28,6 @@ using aotune::CudaEvent;
 using aotune::CudaStream;
 using aotune::DeviceBuffer;
 
-constexpr std::size_t kFlushBytes = std::size_t{100} << 20;  // the protocol's flush on an H200
 constexpr std::size_t kUploadBytes = std::size_t{1} << 30;   // a large grid shape's values
 constexpr int kValues = 32768;                               // the timed kernel reads 128 KB
 
@@ -121,7 +120,11 @@ int main(int argc, char** argv) try {
   cudaDeviceProp prop{};
   AOTUNE_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   CudaStream stream;
-  DeviceBuffer flush(kFlushBytes), x(kValues * sizeof(float)), y(sizeof(float));
+  // The protocol's flush: twice the L2, rounded up to a MiB (tuner/timing_protocol.cpp).
+  const std::size_t mib = std::size_t{1} << 20;
+  const std::size_t flush_bytes =
+      (2 * static_cast<std::size_t>(prop.l2CacheSize) + mib - 1) / mib * mib;
+  DeviceBuffer flush(flush_bytes), x(kValues * sizeof(float)), y(sizeof(float));
   AOTUNE_CUDA_CHECK(cudaMemset(x.get(), 0, x.bytes()));
   std::vector<char> pageable(kUploadBytes, 1);  // touched, so the copy reads resident pages
   PinnedBuffer pinned(kUploadBytes);
@@ -156,7 +159,8 @@ int main(int argc, char** argv) try {
          for (int i = 0; i < 1000000; ++i) z = z + 1.0;
        }},
   };
-  std::printf("%s; %d repetitions per trial, p10 / median / p90 in us\n", prop.name, reps);
+  std::printf("%s; a %zu MiB flush, %d repetitions per trial, p10 / median / p90 in us\n",
+              prop.name, flush_bytes / mib, reps);
   for (const Mode& m : modes) {
     std::unique_ptr<Background> beside;
     if (m.step) {

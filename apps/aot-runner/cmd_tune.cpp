@@ -118,10 +118,9 @@ void register_tune(CLI::App& app) {
   add_tie_options(*cmd, o->protocol);
   cmd->add_option(
       "--unsteady", o->protocol.unsteady,
-      "Re-time once (after the next shape's inputs are built, with --overlap) a cell whose median "
-      "is "
-      "over (1 + this) x its p10 (something else slowed most of its launches), and keep "
-      "the lower median (default: 0.25; 0: off)");
+      "Re-time once (after the next shape's inputs are built, with --overlap) a cell whose "
+      "median is over (1 + this) x its p10 (something else slowed most of its launches), and "
+      "keep the lower median (default: 0.25; 0: off)");
   cmd->add_flag("--overlap,!--no-overlap", o->protocol.overlap_inputs,
                 "Build the next shape's inputs on a second thread while this one is timed "
                 "(faster; its upload can slow the cells timed meanwhile several-fold). Default: "
