@@ -305,7 +305,7 @@ TEST(Search, OneFieldNeighboursDifferInExactlyOneField) {
 
 // A shape costs building its inputs on the host plus timing its configs, or the longer of the two
 // where the next shape's inputs are built while this one is timed (--overlap): a 1 GB shape is
-// host-bound (~7.5 s), a 1 KB one is bound by its configs' launches.
+// host-bound (~0.55 s against ~0.2 s for 40 configs), a 1 KB one is bound by its configs' launches.
 TEST(WorkSplit, EstimateAddsInputBuildingToTimingOrOverlapsThem) {
   TimingProtocol p;
   p.l2_flush_bytes = 120'000'000;
@@ -315,21 +315,21 @@ TEST(WorkSplit, EstimateAddsInputBuildingToTimingOrOverlapsThem) {
   ProblemInfo big;
   big.bytes_moved = 1e9;
   const double big40 = estimate_gpu_seconds(big, 40, overlapped);
-  EXPECT_GT(big40, 7.0);
-  EXPECT_LT(big40, 9.0);
+  EXPECT_GT(big40, 0.5);
+  EXPECT_LT(big40, 0.7);
   EXPECT_DOUBLE_EQ(estimate_gpu_seconds(big, 20, overlapped), big40) << "the host build hides it";
   const double serial40 = estimate_gpu_seconds(big, 40, p),
                serial20 = estimate_gpu_seconds(big, 20, p);
   EXPECT_GT(serial40, serial20) << "each config adds to the host build";
   EXPECT_GT(serial40, big40);
-  EXPECT_LT(serial40, big40 + 1.0) << "40 configs of a 1 GB shape time in well under a second";
+  EXPECT_LT(serial40, big40 + 0.5) << "40 configs of a 1 GB shape time in well under a second";
   ProblemInfo tiny;
   tiny.bytes_moved = 1e3;
   for (const TimingProtocol& q : {p, overlapped}) {
     const double tiny20 = estimate_gpu_seconds(tiny, 20, q),
                  tiny40 = estimate_gpu_seconds(tiny, 40, q);
     EXPECT_GT(tiny40, tiny20 * 1.8);
-    EXPECT_LT(tiny40, big40 / 10);
+    EXPECT_LT(tiny40, big40) << "100 flushed repetitions of 40 configs, under a 1 GB shape's build";
   }
 }
 

@@ -160,16 +160,18 @@ double estimate_gpu_seconds(const ProblemInfo& info, std::size_t configs, const 
   // H200-ish: ~3 TB/s achieved, flushes at the same rate, checks on the device. A shape costs its
   // host build (inputs, float64 reference, upload) plus its timing, or the longer of the two where
   // the next shape's inputs are built while this one is timed (TimingProtocol::overlap_inputs).
-  // Host side: ~7.5 ns per byte moved, measured on the H200 machine's 16-core host (session 7: 121
-  // jagged_sum shapes, 16.2 GB moved, 110 s waiting for inputs plus 18 s measuring; before the
-  // inputs were built on every thread it was ~12 ns). Rough: it splits work across GPUs and drives
-  // the ETA, whose pace corrects itself as shapes finish.
+  // Host side: ~0.55 ns per byte moved, measured on the H200 machine's 16-core host with nothing
+  // overlapped (session 47: jagged_mean, 606 shapes, 71.8 GB moved, 39.3 s waiting for inputs;
+  // the last 68 jagged_sum shapes 0.47 ns). It was ~7.5 ns in session 7, before session 45 drew
+  // the inputs in the device's encoding on every thread. The device side read 0.7x the 160.5 s
+  // that jagged_mean's sweep measured (re-timings and per-cell checks are not modelled). Rough:
+  // it splits work across GPUs and drives the ETA, whose pace corrects itself as shapes finish.
   const double kernel_us = 4.0 + info.bytes_moved / 3.0e6;
   const double flush_us = static_cast<double>(p.l2_flush_bytes) / 3.0e6;
   const int reps = reps_for(kernel_us, p);
   const double per_config =
       3e-4 + 2.0 * kernel_us * 1e-6 + (p.warmup + 1 + reps) * (kernel_us + flush_us + 6.0) * 1e-6;
-  const double host = info.bytes_moved * 7.5e-9;
+  const double host = info.bytes_moved * 0.55e-9;
   const double device = static_cast<double>(configs) * per_config;
   return 0.02 + (p.overlap_inputs ? std::max(host, device) : host + device);
 }
