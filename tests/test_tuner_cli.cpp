@@ -200,6 +200,12 @@ TEST(TunerCli, InputsAreBuiltBeforeEachShapeUnlessOverlapIsAsked) {
       run_cli(sim_tune_args(dir.path(), "overlapped", {"--resume"}), dir.path());
   EXPECT_EQ(mixed.exit_code, 2) << mixed.err;
   EXPECT_NE(mixed.err.find("timing protocol: inputs"), std::string::npos) << mixed.err;
+  EXPECT_NE(mixed.err.find("it was tuned with --overlap: pass --overlap to continue it"),
+            std::string::npos)
+      << mixed.err;
+  const CliResult continued =
+      run_cli(sim_tune_args(dir.path(), "overlapped", {"--resume", "--overlap"}), dir.path());
+  EXPECT_EQ(continued.exit_code, 0) << continued.err;
   const CliResult help = run_cli({"tune", "--help"}, dir.path());
   EXPECT_NE(help.out.find("--overlap"), std::string::npos) << help.out;
 }

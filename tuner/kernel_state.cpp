@@ -11,6 +11,7 @@
 
 #include "kernels/common/errors.h"
 #include "tuner/atomic_file.h"
+#include "tuner/timing_protocol.h"
 
 namespace aotune::tuner {
 
@@ -43,7 +44,18 @@ std::string why_not_current(const ResultsDatabase& existing, const ResultsDataba
   if (existing.source_hash != header.source_hash) return "it was tuned on an older kernel source";
   if (existing.shard != header.shard) return "it holds a different shard";
   const std::string diff = incompatibility(existing, header);
-  return diff.empty() ? "" : "it differs in " + diff;
+  if (diff.empty()) return "";
+  // The one protocol field a user flips by a flag rather than by a number: say which flag.
+  const auto inputs = [](const ResultsDatabase& db) {
+    return db.protocol.value("inputs", std::string());
+  };
+  if (diff.starts_with("timing protocol") && inputs(existing) != inputs(header)) {
+    const bool overlapped = inputs(existing) == kInputsOverlapped;
+    return fmt::format("it differs in {} (it was tuned {}: pass {} to continue it)", diff,
+                       overlapped ? "with --overlap" : "without --overlap",
+                       overlapped ? "--overlap" : "--no-overlap");
+  }
+  return "it differs in " + diff;
 }
 
 // A database of an earlier version of this grid whose every shape is still in it (shapes were

@@ -71,9 +71,7 @@ nlohmann::ordered_json to_json(const TimingProtocol& p, const std::string& effor
   j["tie_break"] =
       "configs within near_tie of the best are re-timed interleaved (their cells hold the "
       "re-timed statistics); then lowest median, then lowest config index";
-  j["inputs"] = p.overlap_inputs
-                    ? "the next shape's inputs are built on a second thread while this one is timed"
-                    : "built before each shape, nothing else running";
+  j["inputs"] = p.overlap_inputs ? kInputsOverlapped : kInputsBeforeEachShape;
   j["effort"] = effort;
   return j;
 }

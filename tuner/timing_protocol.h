@@ -47,6 +47,12 @@ struct TimingProtocol {
   bool overlap_inputs = false;
 };
 
+// The protocol block's "inputs" field, by TimingProtocol::overlap_inputs.
+inline constexpr const char* kInputsOverlapped =
+    "the next shape's inputs are built on a second thread while this one is timed";
+inline constexpr const char* kInputsBeforeEachShape =
+    "built before each shape, nothing else running";
+
 struct DeviceInfo;
 // The protocol on a device: the flush covers twice its L2 (rounded up to a MiB).
 TimingProtocol for_device(TimingProtocol p, const DeviceInfo& device);
