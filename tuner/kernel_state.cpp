@@ -51,9 +51,8 @@ std::string why_not_current(const ResultsDatabase& existing, const ResultsDataba
   };
   if (diff.starts_with("timing protocol") && inputs(existing) != inputs(header)) {
     const bool overlapped = inputs(existing) == kInputsOverlapped;
-    return fmt::format("it differs in {} (it was tuned {}: pass {} to continue it)", diff,
-                       overlapped ? "with --overlap" : "without --overlap",
-                       overlapped ? "--overlap" : "--no-overlap");
+    return fmt::format("it differs in {} (it was tuned {} --overlap: pass {} to continue it)", diff,
+                       overlapped ? "with" : "without", overlapped ? "--overlap" : "--no-overlap");
   }
   return "it differs in " + diff;
 }
