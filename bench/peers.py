@@ -8,7 +8,13 @@ timed in --rounds interleaved rounds (order rotated per round; the median round 
 contender's output is checked against ours before its time counts.
 
     python3 bench/peers.py --lib build/libaotune.so --out out/peers.json [--quick] [--rounds 3]
+    python3 bench/peers.py --lib build/libaotune.so --out out/random.json --random 48 [--seed 1]
     python3 bench/peers_report.py out/peers.json   # tables into docs/PERF.md, plot
+
+--random N replaces the fixed rows by N shapes drawn over each kernel's whole space
+(bench/peer_shapes.py: log-uniform sizes, every dtype and length distribution), the check of
+issue 6's "further set of shapes, kept outside the project"; the report puts them in a table of
+their own.
 
 GB/s use the fewest-bytes model of BENCH.md; the copy ceiling is measured in the same run.
 """
@@ -16,12 +22,15 @@ import argparse
 import ctypes
 import json
 import math
+import os
 import sys
 import time
 
 import torch
 import triton
 import triton.language as tl
+
+from peer_shapes import random_cases  # bench/ is on the path: this file's folder
 
 DTYPES = {"f32": (torch.float32, 0), "bf16": (torch.bfloat16, 1), "f16": (torch.float16, 2)}
 TOL = {"f32": 1e-4, "bf16": 2e-2, "f16": 4e-3}
@@ -339,9 +348,17 @@ def main():
     ap.add_argument("--quick", action="store_true", help="only the issue's reference rows")
     ap.add_argument("--rounds", type=int, default=3,
                     help="interleaved timing rounds per contender, order rotated each round; the median counts")
+    ap.add_argument("--random", type=int, metavar="N",
+                    help="time N shapes drawn over each kernel's whole space (bench/peer_shapes.py) "
+                         "instead of the fixed rows")
+    ap.add_argument("--seed", type=int, default=1, help="the draw of --random (default 1)")
     args = ap.parse_args()
     if args.rounds < 1:
         ap.error(f"--rounds must be at least 1, got {args.rounds}")
+    if args.random is not None and args.random < 1:
+        ap.error(f"--random must be at least 1, got {args.random}")
+    if args.random is not None and args.quick:
+        ap.error("--random and --quick choose the rows two ways: pass one")
     aot = Aotune(args.lib)
     # Every row compiles each formulation for its own shapes (dynamic=False); past dynamo's
     # recompile limit (8 per function) it would silently run the later rows eagerly.
@@ -350,14 +367,8 @@ def main():
             setattr(torch._dynamo.config, knob, 256)
     gen = torch.Generator().manual_seed(1234)
     t0 = time.time()
-    rows = []
-    for kernel, s in cases(args.quick):
-        try:
-            row = run_case(aot, kernel, s, gen, args.rounds)
-        except Exception as e:
-            row = {"kernel": kernel, "shape": s, "error": f"{type(e).__name__}: {e}"}
-        rows.append(row)
-        print(json.dumps(row), flush=True)
+    # The ceiling and the floor first, then the file rewritten after every row: a run stopped part
+    # way (a time limit, a crash in a peer) keeps every row it finished, and peers_report.py reads it.
     result = {
         "device": torch.cuda.get_device_name(),
         "torch": torch.__version__,
@@ -366,11 +377,28 @@ def main():
         "launch_floor_us": launch_floor_us(),
         "rounds": args.rounds,
         "date": time.strftime("%Y-%m-%d"),
-        "wall_s": time.time() - t0,
-        "rows": rows,
+        "rows": [],
     }
-    with open(args.out, "w") as f:
+    if args.random:
+        result["random"] = {"count": args.random, "seed": args.seed}
+    todo = random_cases(args.random, args.seed) if args.random else cases(args.quick)
+    for kernel, s in todo:
+        try:
+            row = run_case(aot, kernel, s, gen, args.rounds)
+        except Exception as e:
+            row = {"kernel": kernel, "shape": s, "error": f"{type(e).__name__}: {e}"}
+            torch.cuda.empty_cache()  # an out-of-memory row leaves the next one its memory
+        result["rows"].append(row)
+        result["wall_s"] = time.time() - t0
+        print(json.dumps(row), flush=True)
+        write_atomically(args.out, result)
+
+
+def write_atomically(path, result):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
         json.dump(result, f, indent=1)
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

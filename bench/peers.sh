@@ -3,6 +3,8 @@
 # library, then rewrite the table in docs/PERF.md and the plot docs/peers.svg from its results.
 #   bash bench/peers.sh                   # the full grid
 #   bash bench/peers.sh --quick           # only the reference rows
+#   bash bench/peers.sh --random 48       # 48 shapes drawn over every kernel's space (--seed S)
+#                                         # (their own table, docs/peers-random.svg)
 #   LIB=build/libaotune.so OUT=out bash bench/peers.sh
 #   COMMIT=370bab3 bash bench/peers.sh    # label the table with this commit
 set -euo pipefail
@@ -14,7 +16,9 @@ if [ ! -f "$LIB" ]; then
   exit 2
 fi
 mkdir -p "$OUT"
-cmd="python3 bench/peers.py --lib $LIB --out $OUT/peers.json $*"
+name=peers
+case " $* " in *" --random "* | *" --random="*) name=peers-random ;; esac
+cmd="python3 bench/peers.py --lib $LIB --out $OUT/$name.json $*"
 $cmd
 # COMMIT= names the code measured where this copy's git metadata does not (a remote runner that
 # receives the working tree without its history reports a stale HEAD).
@@ -24,4 +28,4 @@ else
   commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
   git diff --quiet HEAD -- kernels dispatch heuristics 2>/dev/null || commit="$commit+dirty"
 fi
-python3 bench/peers_report.py "$OUT/peers.json" --commit "$commit" --perf docs/PERF.md --plot docs/peers.svg --command "$cmd"
+python3 bench/peers_report.py "$OUT/$name.json" --commit "$commit" --perf docs/PERF.md --plot "docs/$name.svg" --command "$cmd"

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Turns bench/peers.py output into the peer table of docs/PERF.md (between the markers
 <!-- peers:begin --> and <!-- peers:end -->) and a bar plot of speedup over the best peer.
+A --random run's table goes between <!-- peers-random:begin --> and <!-- peers-random:end -->
+instead, its plot to docs/peers-random.svg, so it never replaces the fixed rows' table.
 
     python3 bench/peers_report.py out/peers.json --commit abc1234 [--perf docs/PERF.md] [--plot docs/peers.svg]
 """
@@ -8,6 +10,7 @@ import argparse
 import json
 import math
 import re
+import sys
 
 
 def shape_text(s):
@@ -32,6 +35,19 @@ def best_peer(r):
     return min(peers.items(), key=lambda kv: kv[1]) if peers else None
 
 
+def disagreed_with_all(r):
+    """True when at least one peer ran and none agreed with ours: ours is the likelier one wrong."""
+    ran = [v for v in r.get("peers", {}).values() if "us" in v]
+    return bool(ran) and not any(v.get("agrees") for v in ran)
+
+
+def random_text(result):
+    done, count = len(result["rows"]), result["random"]["count"]
+    return (f" Shapes: {count if done == count else f'the first {done} of {count}'} drawn by "
+            f"`bench/peer_shapes.py` with seed {result['random']['seed']} (log-uniform sizes over each kernel's "
+            "whole space, every dtype and length distribution), not the grids' shapes.")
+
+
 def table(result, commit, command):
     ceiling = result["copy_ceiling_gbps"]
     lines = [
@@ -43,19 +59,23 @@ def table(result, commit, command):
         + (f", each contender timed in {result['rounds']} interleaved rounds (order rotated per round), the median round; "
            if result.get("rounds", 1) > 1 else "; ") +
         "a peer's time counts only if its output agrees with ours (struck-out times disagreed); "
-        "speedup = best agreeing peer's time / ours.",
+        "speedup = best agreeing peer's time / ours."
+        + (random_text(result) if "random" in result else ""),
         "",
         "| kernel | shape | ours µs | ours GB/s | % of copy | " + " | ".join(f"{p} µs" for p in PEERS)
         + " | best peer | speedup |",
         "|---|---|---:|---:|---:|" + "---:|" * len(PEERS) + "---|---:|",
     ]
     speedups = []
+    suspects = []  # rows where every peer that ran disagreed with ours
     for r in result["rows"]:
         if "error" in r:
             lines.append(f"| {r['kernel']} | {shape_text(r['shape'])} | error: {r['error'][:80]} |"
                          + " |" * (len(PEERS) + 4))
             continue
         gbps = r["bytes"] / (r["ours_us"] * 1e-6) / 1e9
+        if disagreed_with_all(r):
+            suspects.append(f"{r['kernel']} {shape_text(r['shape'])}")
         best = best_peer(r)
         if best:
             name, peer_us = best
@@ -69,8 +89,14 @@ def table(result, commit, command):
                      + f" | {best_cols} |")
     if speedups:
         geo = math.exp(sum(math.log(s) for s in speedups) / len(speedups))
-        lines += ["", f"Geomean speedup over the best agreeing peer: {geo:.2f}× over {len(speedups)} shapes; "
+        lines += ["", f"Geomean speedup over the best agreeing peer: {geo:.2f}× over {len(speedups)} shape{'s' if len(speedups) != 1 else ''}; "
                       f"shapes where a peer is faster: {sum(1 for s in speedups if s < 1)}."]
+    errors = sum(1 for r in result["rows"] if "error" in r)
+    if errors:
+        lines += ["", f"Rows where ours failed to run: {errors}."]
+    if suspects:
+        lines += ["", f"Rows where every peer that ran disagreed with ours ({len(suspects)}; check ours first): "
+                      + "; ".join(suspects) + "."]
     return "\n".join(lines), speedups
 
 
@@ -124,19 +150,28 @@ def main():
     ap.add_argument("results")
     ap.add_argument("--commit", required=True)
     ap.add_argument("--perf", default="docs/PERF.md")
-    ap.add_argument("--plot", default="docs/peers.svg")
+    ap.add_argument("--plot", help="the SVG to write (default docs/peers.svg, or docs/peers-random.svg "
+                                   "for a --random run)")
     ap.add_argument("--command", default="python3 bench/peers.py --lib build-gpu/libaotune.so --out out/peers.json")
     args = ap.parse_args()
-    result = json.load(open(args.results))
+    try:
+        with open(args.results) as f:
+            result = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"peers_report: cannot read {args.results}: {e}")
     text, _ = table(result, args.commit, args.command)
-    perf = open(args.perf).read()
-    block = f"<!-- peers:begin -->\n{text}\n<!-- peers:end -->"
-    if "<!-- peers:begin -->" in perf:
-        perf = re.sub(r"<!-- peers:begin -->.*<!-- peers:end -->", lambda _: block, perf, flags=re.S)
+    random_run = "random" in result
+    marker, heading = ("peers-random", "Peers on random shapes") if random_run else ("peers", "Peers")
+    with open(args.perf) as f:
+        perf = f.read()
+    block = f"<!-- {marker}:begin -->\n{text}\n<!-- {marker}:end -->"
+    if f"<!-- {marker}:begin -->" in perf:
+        perf = re.sub(f"<!-- {marker}:begin -->.*<!-- {marker}:end -->", lambda _: block, perf, flags=re.S)
     else:
-        perf += "\n## Peers\n\n" + block + "\n"
-    open(args.perf, "w").write(perf)
-    plot(result, args.plot)
+        perf += f"\n## {heading}\n\n" + block + "\n"
+    with open(args.perf, "w") as f:
+        f.write(perf)
+    plot(result, args.plot or ("docs/peers-random.svg" if random_run else "docs/peers.svg"))
     print(text)
 
 
