@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Session 48's first device call: jagged_mean's row-share grid growth (docs/wip/grid_row_share.py,
-# then ship_grid_growth.sh: tune --resume of the new shapes only, emit, verify), then the whole
-# build and the random-shape peers with what time is left (random_peers_job.sh).
+# Session 48's device job: the four grids grown where the random peers found the heuristic blind
+# (docs/wip/grid_growth_s48.py), swept by `tune --resume` (new shapes only; an H200 is needed,
+# the sm90 databases are the H200's), emitted and verified (ship_grid_growth.sh); then the random
+# peers and `aot-runner bench` on the random shapes with the new heuristic (random_peers_job.sh).
+# On an H100 the resume is refused at once and only the random steps run. Everything comes back
+# packed in $OUT/results.tgz (a call returns only a few files).
 #   DEADLINE=580 bash docs/wip/session48_job.sh
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-out}; mkdir -p "$OUT"
 DEADLINE=${DEADLINE:-580}
-python3 docs/wip/grid_row_share.py
-cp configs/grids/jagged_mean.json "$OUT/"
-DEADLINE=$((DEADLINE < 260 ? DEADLINE : 260)) KERNELS=jagged_mean bash docs/wip/ship_grid_growth.sh
+GROW_DEADLINE=${GROW_DEADLINE:-330}
+python3 docs/wip/grid_growth_s48.py
+mkdir -p "$OUT/grids"; cp configs/grids/*.json "$OUT/grids/"
+DEADLINE=$GROW_DEADLINE TESTS=0 KERNELS="jagged_dense_add jagged_sum jagged_mean causal_trailing_mean" \
+  bash docs/wip/ship_grid_growth.sh
 echo "growth done at $SECONDS s"
-DEADLINE=$((DEADLINE - SECONDS)) STEPS="${STEPS:-peers interference}" bash docs/wip/random_peers_job.sh
+DEADLINE=$((DEADLINE - SECONDS)) STEPS="${STEPS:-peers bench}" bash docs/wip/random_peers_job.sh
+tar czf /tmp/results.tgz -C "$OUT" . && rm -rf "${OUT:?}"/* && mv /tmp/results.tgz "$OUT/"

@@ -31,6 +31,7 @@ for row in "${rows[@]}"; do
   $b/aot-runner explain --kernel "${row%%|*}" --shape "${row#*|}" --arch sm90 2>&1 | sed -n 3,4p >> $R/log
 done
 cp $R/log $OUT/log
+[ "${TESTS:-1}" = 1 ] || { el "done (TESTS=0: no GPU tests)"; exit 0; }
 l=$(left); [ $l -lt 100 ] && { el "GPU tests left for the next call ($l s left)"; exit 0; }
 timeout $(( $(left) - 5 )) cmake --build $b -j16 --target aotune_tests > $R/tbuild.log 2>&1; el "tests build rc=$?"
 (cd $b && timeout $(( $(left) - 3 )) ctest -R "DispatchGpu|CApi|ShapeGrid" --timeout 60 > $R/ctest.log 2>&1); el "ctest rc=$? $(grep -E 'tests passed|tests failed' $R/ctest.log)"
