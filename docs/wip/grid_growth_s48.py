@@ -69,6 +69,8 @@ def grow(kernel, gens):
     print(f"{kernel}: added seeds {[g['seed'] for g in new]}")
 
 
-if __name__ == "__main__":
-    for k, g in GROWTH.items():
-        grow(k, g)
+if __name__ == "__main__":  # python3 docs/wip/grid_growth_s48.py [kernel ...] (default: all four)
+    import sys
+
+    for k in sys.argv[1:] or GROWTH:
+        grow(k, GROWTH[k])
