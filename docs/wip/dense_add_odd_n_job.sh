@@ -9,13 +9,13 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-out}; mkdir -p "$OUT/logs"; DEADLINE=${DEADLINE:-300}
 L=$OUT/logs
 python3 docs/wip/grid_growth_s48.py jagged_dense_add
-BUILD_DIR=build-gpu CUDA_ARCHS=90 JOBS=16 bash scripts/setup.sh >"$L/build.log" 2>&1 || { tail -30 "$L/build.log"; exit 1; }
+TARGETS="aot-runner aotune_tests" BUILD_DIR=build-gpu CUDA_ARCHS=90 JOBS=16 bash scripts/setup.sh >"$L/build.log" 2>&1 || { tail -30 "$L/build.log"; exit 1; }
 echo "build done at $SECONDS s"
 t=build-gpu/tests/aotune_tests
 $t --gtest_filter='AllKernels/EveryConfig.*jagged_dense_add*:*DispatchGpu*DenseAdd*:*DispatchGraphCapture*DenseAdd*:JaggedDenseAdd*' >"$L/gpu_tests.log" 2>&1
 rc=$?; echo "gpu tests rc $rc at $SECONDS s"; grep -E "PASSED|FAILED|checks" "$L/gpu_tests.log" | tail -8
 if [ $rc = 0 ]; then
-  AOTUNE_GPU_TEST_STRIDE=${STRIDE:-3} timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 \
+  AOTUNE_GPU_TEST_STRIDE=${STRIDE:-3} timeout ${MEMCHECK_S:-90} compute-sanitizer --tool memcheck --error-exitcode 9 \
     $t --gtest_filter='AllKernels/EveryConfig.*jagged_dense_add*' >"$L/memcheck.log" 2>&1
   mrc=$?; echo "memcheck rc $mrc at $SECONDS s"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$L/memcheck.log" | tail -3
 fi
