@@ -146,7 +146,6 @@ int main(int argc, char** argv) try {
        }},
       {"pageable cudaMemcpy 1 GB into a kept buffer", 1,
        [&] { kept.upload(pageable.data(), kUploadBytes); }},
-      {"cudaMalloc + cudaFree 1 GB", 1, [&] { DeviceBuffer b(kUploadBytes); }},
       {"pinned cudaMemcpyAsync 1 GB on its own stream", 1,
        [&] {
          AOTUNE_CUDA_CHECK(cudaMemcpyAsync(kept.get(), pinned.get(), kUploadBytes,
@@ -158,6 +157,10 @@ int main(int argc, char** argv) try {
          volatile double z = 0;
          for (int i = 0; i < 1000000; ++i) z = z + 1.0;
        }},
+      // Last: on an H100 (session 48) the run was stopped after 6 minutes in this mode or the one
+      // before it, with nothing printed (a loop of device-wide synchronising frees may keep the
+      // timing thread's launches waiting for as long as it runs).
+      {"cudaMalloc + cudaFree 1 GB", 1, [&] { DeviceBuffer b(kUploadBytes); }},
   };
   std::printf("%s; a %zu MiB flush, %d repetitions per trial, p10 / median / p90 in us\n",
               prop.name, flush_bytes / mib, reps);
@@ -171,9 +174,11 @@ int main(int argc, char** argv) try {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     std::printf("%-80s", m.name);
+    std::fflush(stdout);
     for (int t = 0; t < trials; ++t) {
       const Percentiles p = time_protocol(stream, flush, x, y, reps);
       std::printf("  %.1f / %.1f / %.1f", p.p10, p.median, p.p90);
+      std::fflush(stdout);  // a run stopped by a time limit keeps every trial it printed
       std::fflush(stdout);
     }
     std::printf("\n");
