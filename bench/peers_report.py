@@ -36,7 +36,8 @@ def best_peer(r):
 
 
 def disagreed_with_all(r):
-    """True when at least one peer ran and none agreed with ours: ours is the likelier one wrong."""
+    """True when at least one peer ran and none agreed with ours: an error on one side or a
+    precision gap (eager's fp32 cumsum over T = 65536 drifts from the exact windows ours sums)."""
     ran = [v for v in r.get("peers", {}).values() if "us" in v]
     return bool(ran) and not any(v.get("agrees") for v in ran)
 
@@ -95,8 +96,8 @@ def table(result, commit, command):
     if errors:
         lines += ["", f"Rows where ours failed to run: {errors}."]
     if suspects:
-        lines += ["", f"Rows where every peer that ran disagreed with ours ({len(suspects)}; check ours first): "
-                      + "; ".join(suspects) + "."]
+        lines += ["", f"Rows where no peer that ran agreed with ours ({len(suspects)}: an error on either side or a "
+                      "precision gap; read them first): " + "; ".join(suspects) + "."]
     return "\n".join(lines), speedups
 
 

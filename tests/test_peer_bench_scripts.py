@@ -98,7 +98,8 @@ class PeersReport(unittest.TestCase):
         # 2x and 0.5x: geomean 1.00x over the two rows with an agreeing peer, one of them peer-faster
         self.assertIn("1.00× over 2 shapes; shapes where a peer is faster: 1.", perf)
         self.assertIn("Rows where ours failed to run: 1.", perf)
-        self.assertIn("disagreed with ours (1; check ours first): jagged_mean B=7 M=37 f16.", perf)
+        self.assertIn("no peer that ran agreed with ours (1: an error on either side or a precision gap; "
+                      "read them first): jagged_mean B=7 M=37 f16.", perf)
         self.assertTrue(os.path.exists(os.path.join(self.dir.name, "r.svg")))
         # Run again: the random table is replaced, not appended.
         p = self.report(self.result(rows[:1], random={"count": 1, "seed": 10}),
