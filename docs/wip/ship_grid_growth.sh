@@ -5,7 +5,8 @@
 # $OUT gets the databases first, then the header, then the log.
 #   call:  DEADLINE=<seconds> [KERNELS='k1 k2'] [PEERS=1 COMMIT=<head>] [EXPLAIN='kernel|shape;...'] \
 #            bash docs/wip/ship_grid_growth.sh
-# KERNELS: the kernels whose grids grew (default: jagged_mean jagged_sum).
+# KERNELS: the kernels whose grids grew (default: jagged_mean jagged_sum). OVERLAP_KERNELS: those of
+# them whose database was tuned with --overlap.
 set -u; export PATH=$PATH:/usr/local/cuda/bin
 T0=$SECONDS; R=/tmp/grow; mkdir -p $R; b=$(pwd)/build-gpu; DEADLINE=${DEADLINE:-250}
 el() { echo "[$((SECONDS-T0)) s] $*" | tee -a $R/log; cp $R/log $OUT/log; }
@@ -15,7 +16,10 @@ cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DAOTUNE_BUILD_BENCH=ON -DC
 el "build aot-runner"
 for k in ${KERNELS:-jagged_mean jagged_sum}; do
   l=$(left); [ $l -lt 20 ] && { el "stopping before $k: $l s left"; exit 0; }
-  timeout --preserve-status -s INT $l $b/aot-runner tune -k $k --resume > $R/tune_$k.log 2>&1; rc=$?
+  # OVERLAP_KERNELS: the kernels whose database was tuned with --overlap (causal_trailing_mean and
+  # jagged_dense_add as committed in session 47): their resume must say so.
+  a=; case " ${OVERLAP_KERNELS:-} " in *" $k "*) a=--overlap ;; esac
+  timeout --preserve-status -s INT $l $b/aot-runner tune -k $k --resume $a > $R/tune_$k.log 2>&1; rc=$?
   cp configs/sm90/$k.json $OUT/
   el "tune $k rc=$rc $(grep -E 'tuned \(|cannot|error' $R/tune_$k.log | tail -2 | tr '\n' ' ')"
   [ $rc = 0 ] || exit 0
