@@ -103,7 +103,8 @@ def grid_generator(kernel, s, seed):
     bench --grid` can time every config on it and score the shipped heuristic there. The grids'
     `len` is a mean where bench/peers.py bounds the longest row; the lengths are matched by
     distribution, not row for row: uniform has the same bound (a mean of half of it), powerlaw the
-    same scale and cap, one_huge the same huge row (with longer short rows)."""
+    same scale and cap, one_huge short rows of the same mean (the grids' are 0.1 x len on average,
+    the peers' max_len / 128) and its huge row capped at the same length."""
     g = {k: v for k, v in s.items() if k not in ("max_len", "dist")}
     if kernel != "causal_trailing_mean":
         bound = s["max_len"] if "max_len" in s else s["N"]
@@ -112,8 +113,9 @@ def grid_generator(kernel, s, seed):
         elif s["dist"] == "powerlaw":
             mean = bound / 4.0  # peers: scale bound / 24; grids: scale len / 6
             g["cap"] = bound
-        else:  # one_huge: the grids' huge row is 0.9 x len x B
-            mean = bound / (0.9 * s["B"])
+        else:  # one_huge: short rows averaging 0.1 x len, the huge one 0.9 x len x B, capped
+            mean = 10.0 * bound / 128.0
+            g["cap"] = bound
         g["len"] = max(1, int(round(mean)))
         g["dist"] = s["dist"]
     g["seed"] = seed

@@ -44,6 +44,26 @@ class PeerShapes(unittest.TestCase):
         self.assertEqual(peer_shapes.expected_rows_total(10, 1000, "uniform"), 5000)
         self.assertLess(peer_shapes.expected_rows_total(10, 1000, "powerlaw"), 10 * 1000)
 
+    def test_grid_generators_match_the_lengths_by_distribution(self):
+        g = peer_shapes.grid_generator("jagged_sum", dict(B=10, M=3, max_len=1000, dist="uniform", dtype="f32"), 7)
+        self.assertEqual(g, {"B": 10, "M": 3, "dtype": "f32", "len": 500, "dist": "uniform", "seed": 7})
+        g = peer_shapes.grid_generator("jagged_mean", dict(B=10, M=3, max_len=1000, dist="powerlaw", dtype="f16"), 7)
+        self.assertEqual((g["len"], g["cap"]), (250, 1000))  # scale max_len / 24 = len / 6, capped alike
+        # one_huge: the peers' short rows average max_len / 128, the grids' 0.1 x len; the huge row
+        # is capped at max_len in both.
+        g = peer_shapes.grid_generator("jagged_dense_add", dict(B=100, N=1280, dist="one_huge", dtype="bf16"), 7)
+        self.assertEqual((g["len"], g["cap"], g["N"]), (100, 1280, 1280))
+        g = peer_shapes.grid_generator("causal_trailing_mean", dict(B=2, D=3, T=5, cf=9, dtype="bf16"), 7)
+        self.assertEqual(g, {"B": 2, "D": 3, "T": 5, "cf": 9, "dtype": "bf16", "seed": 7})
+        with tempfile.TemporaryDirectory() as d:
+            paths = peer_shapes.write_grids(peer_shapes.random_cases(8, 3), d, 3)
+            self.assertEqual(len(paths), 4)
+            for path in paths:
+                with open(path) as f:
+                    grid = json.load(f)
+                self.assertEqual(len(grid["generators"]), 2)
+                self.assertEqual(os.path.basename(path), grid["kernel"] + ".json")
+
     def test_a_negative_count_or_unknown_kernel_is_refused(self):
         with self.assertRaisesRegex(ValueError, "at least 0, got -1"):
             peer_shapes.random_cases(-1, 1)
