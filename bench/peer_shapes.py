@@ -9,7 +9,10 @@ runs without a GPU; bench/peers.py turns each draw into tensors.
 
 The same (count, seed) gives the same shapes on any machine.
 """
+import argparse
+import json
 import math
+import os
 import random
 
 KERNELS = ("jagged_sum", "jagged_mean", "jagged_dense_add", "causal_trailing_mean")
@@ -124,9 +127,6 @@ def grid_generator(kernel, s, seed):
 
 def write_grids(cases, folder, seed):
     """One aot-runner grid file per kernel under `folder` (<kernel>.json); returns their paths."""
-    import json
-    import os
-
     os.makedirs(folder, exist_ok=True)
     paths = []
     for kernel in KERNELS:
@@ -144,9 +144,6 @@ def write_grids(cases, folder, seed):
 
 
 def main():
-    import argparse
-    import json
-
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("count", type=int, nargs="?", default=48, help="shapes to draw (default 48)")
     ap.add_argument("--seed", type=int, default=1, help="the draw (default 1; bench/peers.py --seed)")

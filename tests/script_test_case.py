@@ -12,9 +12,10 @@ SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "script
 
 
 class ScriptTestCase(unittest.TestCase):
-    """A subclass names its script under scripts/ in SCRIPT_NAME."""
+    """A subclass names its script in SCRIPT_NAME, under SCRIPT_DIR (scripts/ unless it says)."""
 
     SCRIPT_NAME = None
+    SCRIPT_DIR = SCRIPTS
 
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -30,5 +31,5 @@ class ScriptTestCase(unittest.TestCase):
         return path
 
     def run_script(self, *args):
-        return subprocess.run([sys.executable, os.path.join(SCRIPTS, self.SCRIPT_NAME), *args],
+        return subprocess.run([sys.executable, os.path.join(self.SCRIPT_DIR, self.SCRIPT_NAME), *args],
                               capture_output=True, text=True, timeout=300)

@@ -4,7 +4,6 @@ bench/peers_report.py's tables, on hand-made results. Run by ctest (Scripts.Peer
 directly: python3 tests/test_peer_bench_scripts.py"""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import unittest
@@ -13,6 +12,7 @@ BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench")
 sys.path.insert(0, BENCH)
 
 import peer_shapes  # noqa: E402  (bench/ is put on the path above)
+from script_test_case import ScriptTestCase  # noqa: E402  (tests/ is on the path: this file's folder)
 
 
 class PeerShapes(unittest.TestCase):
@@ -77,22 +77,18 @@ def row(kernel, ours_us, peers, shape=None):
             "peers": peers}
 
 
-class PeersReport(unittest.TestCase):
+class PeersReport(ScriptTestCase):
+    SCRIPT_NAME = "peers_report.py"
+    SCRIPT_DIR = BENCH
+
     def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
+        super().setUp()
         self.perf = os.path.join(self.dir.name, "PERF.md")
         with open(self.perf, "w") as f:
             f.write("# PERF\n\n## Peers\n\n<!-- peers:begin -->\nthe fixed rows\n<!-- peers:end -->\n")
 
-    def tearDown(self):
-        self.dir.cleanup()
-
     def report(self, result, *extra):
-        path = os.path.join(self.dir.name, "result.json")
-        with open(path, "w") as f:
-            json.dump(result, f)
-        return subprocess.run([sys.executable, os.path.join(BENCH, "peers_report.py"), path, "--commit", "abc",
-                               "--perf", self.perf, *extra], capture_output=True, text=True, timeout=60)
+        return self.run_script(self.write("result.json", result), "--commit", "abc", "--perf", self.perf, *extra)
 
     def result(self, rows, **more):
         return {"device": "GPU", "torch": "t", "triton": "x", "copy_ceiling_gbps": 4000.0, "rounds": 3,
@@ -151,8 +147,7 @@ class PeersReport(unittest.TestCase):
         path = os.path.join(self.dir.name, "bad.json")
         with open(path, "w") as f:
             f.write("{not json")
-        p = subprocess.run([sys.executable, os.path.join(BENCH, "peers_report.py"), path, "--commit", "abc",
-                            "--perf", self.perf], capture_output=True, text=True, timeout=60)
+        p = self.run_script(path, "--commit", "abc", "--perf", self.perf)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("cannot read " + path, p.stderr)
 
