@@ -4,7 +4,7 @@
 # KERNELS: on an H200 resumed (new shapes only, ship_grid_growth.sh), on any other GPU re-swept
 # whole (ship_jagged_resweep.sh: --resume of its own earlier call, else --force), then emitted
 # and verified. Everything comes back packed in $OUT/results.tgz.
-#   DEADLINE=585 [SKIP_DENSE_ADD=1] [KERNELS='jagged_sum jagged_mean'] bash docs/wip/session49_job.sh
+#   DEADLINE=585 [SKIP_DENSE_ADD=1] [KERNELS='k1 k2'] bash docs/wip/session49_job.sh
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-out}; mkdir -p "$OUT"; DEADLINE=${DEADLINE:-585}
@@ -16,7 +16,9 @@ if [ "${SKIP_DENSE_ADD:-0}" != 1 ]; then
 else
   python3 docs/wip/grid_growth_s48.py jagged_dense_add
 fi
-K=${KERNELS:-jagged_sum jagged_mean causal_trailing_mean}
+# KERNELS: on an H200 all three resumes fit one call; elsewhere a whole causal re-sweep does not.
+D='jagged_sum jagged_mean'; grep -q H200 "$OUT/gpu.txt" && D="$D causal_trailing_mean"
+K=${KERNELS:-$D}
 python3 docs/wip/grid_growth_s48.py $K
 mkdir -p "$OUT/grids"; cp configs/grids/*.json "$OUT/grids/"
 if grep -q H200 "$OUT/gpu.txt"; then
