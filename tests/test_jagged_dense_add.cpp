@@ -95,13 +95,17 @@ TEST(JaggedDenseAddConfigSpace, RejectsMalformedConfigJsonNamingTheField) {
   EXPECT_NE(error({{"strategy", "flat"}, {"vec", 1}}).find("threads"), std::string::npos);
 }
 
-TEST(JaggedDenseAddSupports, RejectsVectorWidthThatDoesNotDivideN) {
+TEST(JaggedDenseAddSupports, RowBlockRejectsVectorWidthThatDoesNotDivideNWhileFlatCrossesRows) {
   const jda::Problem p = aligned_problem(10, 6, 20, DType::bf16);
   EXPECT_TRUE(jda::supports(config(jda::Strategy::row_block, 256, 1, 2), p).ok);
   const aotune::Legality l = jda::supports(config(jda::Strategy::row_block, 256, 1, 4), p);
   EXPECT_FALSE(l.ok);
   EXPECT_NE(l.reason.find("N=6"), std::string::npos) << l.reason;
-  EXPECT_FALSE(jda::supports(config(jda::Strategy::flat, 256, 0, 8), p).ok);
+  // flat's vectors tile the whole [B*N] array (flat_rows_kernel), so any N takes any width.
+  EXPECT_TRUE(jda::supports(config(jda::Strategy::flat, 256, 0, 8), p).ok);
+  EXPECT_TRUE(
+      jda::supports(config(jda::Strategy::flat, 256, 0, 8), aligned_problem(3, 1, 3, DType::f16))
+          .ok);
 }
 
 TEST(JaggedDenseAddSupports, RejectsVectorWidthWhenYOrOutIsMisaligned) {
@@ -145,8 +149,9 @@ TEST(JaggedDenseAddSupports, FollowsTheDivisibilityAndAlignmentRuleOnRandomProbl
     p.out = const_cast<void*>(fake(0x40000 + out_shift));
     for (const auto& c : jda::config_space()) {
       const std::size_t bytes = static_cast<std::size_t>(c.vec) * s;
+      const bool divides = c.strategy == jda::Strategy::flat || N % c.vec == 0;
       const bool expected =
-          bytes <= 16 && N % c.vec == 0 && y_shift % bytes == 0 && out_shift % bytes == 0;
+          bytes <= 16 && divides && y_shift % bytes == 0 && out_shift % bytes == 0;
       EXPECT_EQ(jda::supports(c, p).ok, expected) << jda::config_id(c) << " N=" << N << " s=" << s
                                                   << " y+" << y_shift << " out+" << out_shift;
     }

@@ -56,7 +56,10 @@ TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatency
     // 15 capped ones at M = 64/256 with caps of 256 and 1024 rows (the f32 B=8192 M=256 one is
     // past the 1.1 GB cap), then 22 narrow and mid-narrow ones (M = 1-16, B = 4096-65536, rows of
     // hundreds of entries, capped power law and uniform), then 10 of those at a cap of 4096 rows.
-    EXPECT_LE(a.shapes.size(), 606u) << name << ": keep the whole sweep near 10-15 minutes on two H200s";
+    // Session 49 grew jagged_sum to 774 and jagged_mean to 826 (docs/wip/grid_growth_s48.py's odd
+    // widths and few-row corners, and 64 random draws each from grid_growth_random.py): whole
+    // re-sweeps on one H100 took 4m42s (jagged_sum) and about 5m (jagged_mean).
+    EXPECT_LE(a.shapes.size(), 830u) << name << ": keep a whole sweep near 5 minutes on one GPU";
     std::set<std::string> keys;
     std::size_t large = 0, small = 0;
     double biggest = 0;
@@ -77,7 +80,8 @@ TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatency
     // Session 34's capped power-law shapes: 69 of 543 (jagged_mean); session 35's narrow ones
     // add two more (B=32768 M=4 len 2048, both dtypes): 71 of 559; the M = 64/256 ones four: 75
     // of 574; the M = 1-16 ones four: 79 of 596; the cap-4096 ones four: 83 of 606.
-    EXPECT_LE(large, 83u) << name;
+    // Session 49's growths: 90 of 774 (jagged_sum), 95 of 826 (jagged_mean).
+    EXPECT_LE(large, 95u) << name;
     EXPECT_GE(small, 30u) << name << ": latency-bound shapes";
     EXPECT_GE(biggest, 0.95e9) << name;
   }
@@ -106,11 +110,12 @@ TEST(ShapeGrid, JaggedGridsCoverTheRangesOfIssue3) {
     EXPECT_EQ(dists, (std::set<std::string>{"uniform", "tritonbench", "powerlaw", "one_huge",
                                             "many_empty"}))
         << name;
-    EXPECT_EQ(dtypes, (std::set<std::string>{"f32", "bf16"})) << name;
+    // f16 since session 49 (the growths and the random draws take every dtype).
+    EXPECT_EQ(dtypes, (std::set<std::string>{"f32", "bf16", "f16"})) << name;
     EXPECT_EQ(min_b, 1) << name;
     EXPECT_EQ(max_b, 65536) << name;
     if (std::string(name) == "jagged_dense_add") {
-      EXPECT_EQ(min_width, 64);
+      EXPECT_EQ(min_width, 1);  // N = 1 since session 49 (no vector width divides an odd N)
       EXPECT_EQ(max_width, 16384);
     } else {
       EXPECT_EQ(min_width, 1);

@@ -13,6 +13,9 @@ nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader >"$
 export BUILD_DIR=build-gpu CUDA_ARCHS=90 JOBS=16
 bash scripts/setup.sh >"$R/build.log" 2>&1 || { tail -40 "$R/build.log"; exit 1; }
 echo "build done at $SECONDS s"
+# The dispatch library through the new header (C++ and C ABI) against the reference.
+timeout 90 ctest --test-dir build-gpu -R "DispatchGpu|CApi|JaggedDenseAdd" --timeout 60 >"$R/ctest.log" 2>&1
+echo "ctest rc $? at $SECONDS s $(grep -E 'tests passed|tests failed' "$R/ctest.log")"
 LIB=build-gpu/libaotune.so
 for seed in ${SEEDS:-1 2}; do
   [ "$(left)" -gt 90 ] || break

@@ -21,7 +21,8 @@ namespace aotune::jagged_dense_add {
 
 enum class Strategy {
   row_block,  // 2-D blocks: rows_per_block rows, threads/rows_per_block lanes along N per row
-  flat,  // grid-stride over all B*N/vec vectors, row found by division: short rows, many of them
+  flat,  // grid-stride over all B*N/vec vectors, row found by division: short rows, many of them;
+         // where vec does not divide N a vector crosses rows (any N takes every vec)
 };
 
 struct Config {

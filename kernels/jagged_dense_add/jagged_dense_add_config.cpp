@@ -156,7 +156,9 @@ Legality supports(const Config& c, const Problem& p) {
                         " bytes exceeds 16-byte accesses");
   }
   if (c.vec > 1) {
-    if (p.N % c.vec != 0)
+    // row_block's vectors start at each row (y + b*N), so N must keep them aligned; flat's tile
+    // the whole [B*N] array, crossing rows where N is not a multiple (flat_rows_kernel).
+    if (c.strategy == Strategy::row_block && p.N % c.vec != 0)
       return Legality::no("N=" + str(p.N) + " is not a multiple of vec=" + str(c.vec));
     // x is not checked: its rows start anywhere, so the kernel tests each row's alignment itself.
     if (!aligned(p.y, vec_bytes) || !aligned(p.out, vec_bytes)) {

@@ -20,6 +20,9 @@ std::vector<nlohmann::json> test_shapes() {
       {{"B", 50}, {"N", 64}, {"len", 64}, {"dist", "fixed"}},         // rows exactly N long
       {{"B", 4}, {"N", 16384}, {"len", 8000}},                        // wide rows, few of them
       {{"B", 5000}, {"N", 32}, {"len", 16}},                          // many short rows
+      // flat vectors across rows: N below the vector width, and a wide odd N with a huge row
+      {{"B", 2001}, {"N", 3}, {"len", 2}},  // B*N = 6003: a 3-element tail at 8
+      {{"B", 700}, {"N", 1767}, {"len", 900}, {"dist", "one_huge"}},
   };
   return in_every_dtype_and_index(base, 101);
 }

@@ -87,6 +87,55 @@ __global__ void flat_kernel(const T* __restrict__ x, const IndexT* __restrict__ 
   }
 }
 
+// flat_kernel for N that V does not divide: a vector of the flat [B*N] out may hold the end of one
+// row and the start of the next (or several rows when N < V), so each element finds its row by
+// stepping from the vector's first one, and the B*N % V elements past the last whole vector are
+// one element per thread. y and out are V-aligned at element 0 (supports() checked), so every
+// vector of them is; x is read one element at a time, as add_vector does for a row off its
+// alignment. Without it an odd N had only 1-element accesses (session 48: B=53722 N=1767 f32 at
+// 0.48x torch.compile, whose kernel reads the flat arrays this way).
+template <typename T, typename IndexT, int V>
+__global__ void flat_rows_kernel(const T* __restrict__ x, const IndexT* __restrict__ offsets,
+                                 const T* __restrict__ y, T* __restrict__ out, int64_t B,
+                                 int64_t N) {
+  using VecT = Vec<T, V>;
+  const int64_t total = B * N;
+  const int64_t vectors = total / V;
+  const int64_t step = int64_t(gridDim.x) * blockDim.x;
+  const int64_t first = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool narrow = total <= int64_t{UINT32_MAX};  // 32-bit division, as flat_kernel
+  auto row_of = [&](int64_t e) { return narrow ? int64_t(uint32_t(e) / uint32_t(N)) : e / N; };
+  for (int64_t i = first; i < vectors; i += step) {
+    const int64_t e = i * V;
+    int64_t b = row_of(e);
+    int64_t c = e - b * N;
+    int64_t start = static_cast<int64_t>(offsets[b]);
+    int64_t len = static_cast<int64_t>(offsets[b + 1]) - start;
+    const VecT yv = *reinterpret_cast<const VecT*>(y + e);
+    VecT o;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      if (c == N) {  // this element starts the next row
+        c = 0;
+        ++b;
+        start = static_cast<int64_t>(offsets[b]);
+        len = static_cast<int64_t>(offsets[b + 1]) - start;
+      }
+      const float xv = c < len ? to_float(x[start + c]) : 0.0f;
+      o.v[j] = from_float<T>(to_float(yv.v[j]) + xv);
+      ++c;
+    }
+    *reinterpret_cast<VecT*>(out + e) = o;
+  }
+  for (int64_t e = vectors * V + first; e < total; e += step) {  // the last total % V elements
+    const int64_t b = row_of(e);
+    const int64_t c = e - b * N;
+    const int64_t start = static_cast<int64_t>(offsets[b]);
+    const int64_t len = static_cast<int64_t>(offsets[b + 1]) - start;
+    out[e] = from_float<T>(to_float(y[e]) + (c < len ? to_float(x[start + c]) : 0.0f));
+  }
+}
+
 template <typename T, typename IndexT, int V>
 void launch_vec(const Config& c, const Problem& p, cudaStream_t stream) {
   const auto* x = static_cast<const T*>(p.x);
@@ -100,10 +149,17 @@ void launch_vec(const Config& c, const Problem& p, cudaStream_t stream) {
                     static_cast<unsigned>(tiles));
     const dim3 block(static_cast<unsigned>(lanes), static_cast<unsigned>(c.rows_per_block));
     row_block_kernel<T, IndexT, V><<<grid, block, 0, stream>>>(x, offsets, y, out, p.B, p.N);
-  } else {
+  } else if (p.N % V == 0) {
     const int64_t total = p.B * (p.N / V);
     const int64_t blocks = std::min<int64_t>((total + c.threads - 1) / c.threads, kMaxFlatBlocks);
     flat_kernel<T, IndexT, V>
+        <<<static_cast<unsigned>(blocks), c.threads, 0, stream>>>(x, offsets, y, out, p.B, p.N);
+  } else {
+    // One thread per whole vector; at least one for the tail (B*N < V leaves no whole vector).
+    const int64_t threads_needed = std::max<int64_t>(p.B * p.N / V, 1);
+    const int64_t blocks =
+        std::min<int64_t>((threads_needed + c.threads - 1) / c.threads, kMaxFlatBlocks);
+    flat_rows_kernel<T, IndexT, V>
         <<<static_cast<unsigned>(blocks), c.threads, 0, stream>>>(x, offsets, y, out, p.B, p.N);
   }
   AOTUNE_CUDA_CHECK_LAUNCH();
