@@ -6,8 +6,9 @@
 # stopped. $OUT returns at most 8 files: the databases and the header
 # come back first, the logs as one tarball.
 #   call:  [KERNELS='k1 k2'] [COMMIT=<label>] [DEVICES=all] [TUNE_ARGS='--overlap ...'] bash docs/wip/ship_jagged_resweep.sh   (DEADLINE=<seconds>, default 585)
-# TUNE_ARGS go to every `tune` (session 47 passed --no-overlap, the default since; causal_trailing_mean
-# and jagged_dense_add's committed databases were tuned with --overlap, so a --resume of them needs it).
+# TUNE_ARGS go to every `tune` (session 47 passed --no-overlap, the default since; the committed
+# causal_trailing_mean database was tuned with --overlap, so a --resume of it needs it;
+# jagged_dense_add's was until session 49).
 # DEVICES (default 0) goes to `tune --devices`: on a two-GPU kind, DEVICES=all splits each grid
 # over both (0.57x the wall time of one, PERF.md "Multi-GPU sweep"), so both jagged re-sweeps may
 # fit one call.
