@@ -7,12 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "kernels/common/cuda_raii.h"
 #include "tests/tuner_cli_support.h"
@@ -167,6 +167,49 @@ TEST(CliBench, OnTheSimulatedDeviceItMeasuresTheGridAndScoresTheHeuristic) {
   const std::string svg = tuner_test::read_text(tmp / "bench.svg");
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("SIMULATED"), std::string::npos);
+}
+
+// A pick whose cell failed its check (the seed-2 causal shape of PERF.md Session 49) makes the
+// heuristic's summary inf; the report names the row, the database's reason and the shape's best,
+// and scores the heuristic over the shapes where its pick ran as well.
+TEST(CliBench, APickThatFailedItsCheckIsNamedWithItsReasonAndTheRestStillScored) {
+  TempDir tmp;
+  tuner_test::write_text(tmp / "grid.json", small_bench_grid().dump(2));
+  auto bench = [&](const std::string& out, const std::map<std::string, std::string>& env,
+                   bool json) {
+    std::vector<std::string> args = {"bench", "--grid",    (tmp / "grid.json").string(), "--device",
+                                     "sim",   "--out-dir", (tmp / out).string()};
+    if (json) args.push_back("--json");
+    return run_cli(args, tmp.path(), env);
+  };
+  const CliResult first = bench("a", {{"AOTUNE_FSYNC", "0"}}, true);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto j = nlohmann::json::parse(first.out);
+  EXPECT_EQ(j["heuristic"]["misses"], 0);
+  EXPECT_EQ(j["heuristic_where_it_ran"]["shapes"], 6);
+  const std::string picked = j["rows"][0]["heuristic_config"].get<std::string>();
+
+  const CliResult failed = bench("b", {{"AOTUNE_FSYNC", "0"}, {"AOTUNE_SIM_FAIL", picked}}, true);
+  ASSERT_EQ(failed.exit_code, 0) << failed.err;
+  const auto f = nlohmann::json::parse(failed.out);
+  const int misses = f["heuristic"]["misses"].get<int>();
+  ASSERT_GE(misses, 1);
+  EXPECT_TRUE(f["heuristic"]["geomean_slowdown"].is_null());
+  EXPECT_EQ(f["heuristic_where_it_ran"]["shapes"], 6 - misses);
+  EXPECT_GE(f["heuristic_where_it_ran"]["geomean_slowdown"].get<double>(), 1.0);
+  const auto& row = f["rows"][0];
+  EXPECT_EQ(row["heuristic_config"], picked);
+  EXPECT_EQ(row["heuristic_cell"], "broken");
+  EXPECT_NE(row["heuristic_reason"].get<std::string>().find("AOTUNE_SIM_FAIL"), std::string::npos)
+      << row;
+
+  const CliResult text = bench("b", {}, false);  // measured already: the report alone
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("! index 0: the heuristic's " + picked + " is a failed cell there"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("AOTUNE_SIM_FAIL"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("shapes it ran on"), std::string::npos) << text.out;
 }
 
 // bench measures under the near-tie band given (recorded in its database's protocol); a bad value

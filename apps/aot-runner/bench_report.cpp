@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
@@ -166,6 +167,9 @@ BenchReport evaluate_bench(const TunableKernel& kernel, const tuner::ShapeGrid& 
     b.heuristic_config = e.config_id;
     b.heuristic_cell = cell_kind(ts.kind_at(i, e.config));
     b.heuristic_slowdown = ts.slowdown_at(i, e.config);
+    if (b.heuristic_cell == "broken" || b.heuristic_cell == "illegal") {
+      b.heuristic_reason = s.cells.at(e.config).reason;
+    }
     b.best_single_slowdown = ts.slowdown_at(i, single);
     b.default_slowdown = ts.slowdown_at(i, ts.default_config);
     heuristic.push_back(b.heuristic_slowdown);
@@ -174,6 +178,10 @@ BenchReport evaluate_bench(const TunableKernel& kernel, const tuner::ShapeGrid& 
     r.rows.push_back(std::move(b));
   }
   r.heuristic = heuristics::summarize_slowdowns(heuristic);
+  std::vector<double> ran;
+  std::copy_if(heuristic.begin(), heuristic.end(), std::back_inserter(ran),
+               [](double v) { return std::isfinite(v); });
+  r.heuristic_where_it_ran = heuristics::summarize_slowdowns(ran);
   r.best_single = heuristics::summarize_slowdowns(best_single);
   r.default_config_summary = heuristics::summarize_slowdowns(default_config);
   return r;
@@ -187,8 +195,9 @@ void print_bench_table(const BenchReport& r) {
              "single", "default", "heuristic config", "shape");
   for (const BenchRow& b : r.rows) {
     const bool imputed = b.heuristic_cell == "unmeasured";
+    const char* mark = imputed ? "*" : !b.heuristic_reason.empty() ? "!" : " ";
     fmt::print("{:>5} {:>10.2f} {:>9}{} {:>9} {:>9}  {:<24} {}\n", b.index, b.oracle_us,
-               number(b.heuristic_slowdown, "{:.3f}"), imputed ? "*" : " ",
+               number(b.heuristic_slowdown, "{:.3f}"), mark,
                number(b.best_single_slowdown, "{:.3f}"), number(b.default_slowdown, "{:.3f}"),
                b.heuristic_config, b.key);
   }
@@ -201,12 +210,24 @@ void print_bench_table(const BenchReport& r) {
     fmt::print("{:<44} {:>9} {:>9} {:>9}\n", label, number(s->geomean), number(s->p95),
                number(s->max));
   }
+  if (r.heuristic.misses > 0) {
+    const std::string label = fmt::format("heuristic, the {} of {} shapes it ran on",
+                                          r.heuristic_where_it_ran.shapes, r.rows.size());
+    fmt::print("{:<44} {:>9} {:>9} {:>9}\n", label, number(r.heuristic_where_it_ran.geomean),
+               number(r.heuristic_where_it_ran.p95), number(r.heuristic_where_it_ran.max));
+  }
   const bool any_imputed = std::any_of(r.rows.begin(), r.rows.end(), [](const BenchRow& b) {
     return b.heuristic_cell == "unmeasured";
   });
   if (any_imputed) {
     fmt::print("* the heuristic's config was not timed on that shape (quick search): slowdown "
                "imputed as the worst measured there, at least 2x\n");
+  }
+  for (const BenchRow& b : r.rows) {
+    if (b.heuristic_reason.empty()) continue;
+    fmt::print("! index {}: the heuristic's {} is {} there ({}); the shape's best is {}\n", b.index,
+               b.heuristic_config, b.heuristic_cell == "illegal" ? "illegal" : "a failed cell",
+               b.heuristic_reason, b.oracle_config);
   }
   for (const std::string& key : r.no_passing_config) {
     fmt::print("no config passed its check on {}: left out\n", key);
@@ -255,6 +276,8 @@ nlohmann::ordered_json to_json(const BenchReport& r) {
   j["database"] = r.database;
   j["shapes"] = r.rows.size();
   j["heuristic"] = summary(r.heuristic, "");
+  j["heuristic_where_it_ran"] = summary(r.heuristic_where_it_ran, "");
+  j["heuristic_where_it_ran"]["shapes"] = r.heuristic_where_it_ran.shapes;
   j["best_single_config"] = summary(r.best_single, r.best_single_config);
   j["default_config"] = summary(r.default_config_summary, r.default_config);
   j["no_passing_config"] = r.no_passing_config;
@@ -266,6 +289,7 @@ nlohmann::ordered_json to_json(const BenchReport& r) {
                     {"oracle_us", b.oracle_us},
                     {"heuristic_config", b.heuristic_config},
                     {"heuristic_cell", b.heuristic_cell},
+                    {"heuristic_reason", b.heuristic_reason},
                     {"heuristic_slowdown", heuristics::json_number(b.heuristic_slowdown)},
                     {"best_single_slowdown", heuristics::json_number(b.best_single_slowdown)},
                     {"default_slowdown", heuristics::json_number(b.default_slowdown)}});

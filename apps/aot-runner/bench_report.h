@@ -25,6 +25,7 @@ struct BenchRow {
   double oracle_us = 0;
   std::string heuristic_config;
   std::string heuristic_cell;  // measured | unmeasured (slowdown imputed) | broken | illegal
+  std::string heuristic_reason;  // broken or illegal: the database's reason (a failed check, say)
   double heuristic_slowdown = 1;
   double best_single_slowdown = 1;
   double default_slowdown = 1;
@@ -41,6 +42,9 @@ struct BenchReport {
   std::vector<BenchRow> rows;                // grid order
   std::vector<std::string> no_passing_config;  // grid shapes where no config passed its check
   heuristics::SlowdownSummary heuristic, best_single, default_config_summary;
+  // The heuristic over the rows where its config ran and passed (slowdown finite): the summary
+  // above is inf as soon as one pick failed its check (a miss), which hides how the rest went.
+  heuristics::SlowdownSummary heuristic_where_it_ran;
 };
 
 // The grid's shapes must all be in `db` (InvalidArgument naming the first missing one otherwise).
