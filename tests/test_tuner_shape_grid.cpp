@@ -57,7 +57,7 @@ TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatency
     // past the 1.1 GB cap), then 22 narrow and mid-narrow ones (M = 1-16, B = 4096-65536, rows of
     // hundreds of entries, capped power law and uniform), then 10 of those at a cap of 4096 rows.
     // Session 49 grew jagged_sum to 774 and jagged_mean to 826 (docs/wip/grid_growth_s48.py's odd
-    // widths and few-row corners, and 64 random draws each from grid_growth_random.py): whole
+    // widths and few-row corners, and 64 random draws each from scripts/grid_add_random.py): whole
     // re-sweeps on one H100 took 4m42s (jagged_sum) and about 5m (jagged_mean).
     EXPECT_LE(a.shapes.size(), 830u) << name << ": keep a whole sweep near 5 minutes on one GPU";
     std::set<std::string> keys;
