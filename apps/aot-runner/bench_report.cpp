@@ -165,9 +165,10 @@ BenchReport evaluate_bench(const TunableKernel& kernel, const tuner::ShapeGrid& 
     b.oracle_config = ts.config_ids[*s.best];
     b.oracle_us = s.cells[*s.best].timing.median_us;
     b.heuristic_config = e.config_id;
-    b.heuristic_cell = cell_kind(ts.kind_at(i, e.config));
+    const heuristics::CellKind kind = ts.kind_at(i, e.config);
+    b.heuristic_cell = cell_kind(kind);
     b.heuristic_slowdown = ts.slowdown_at(i, e.config);
-    if (b.heuristic_cell == "broken" || b.heuristic_cell == "illegal") {
+    if (kind == heuristics::CellKind::broken || kind == heuristics::CellKind::illegal) {
       b.heuristic_reason = s.cells.at(e.config).reason;
     }
     b.best_single_slowdown = ts.slowdown_at(i, single);

@@ -10,7 +10,11 @@ corner no grid shape covers. Adds each generator once (by seed); run from the re
     training shape and every odd N took row_block.t128.r1.v1: 0.40-0.73x torch.compile).
   - causal_trailing_mean: rows shorter than 24 (T = 2, 4, 16) and windows past the flat unit's 128
     on short rows (T = 140, cf = 149 f16: 6.4 us against Triton's 4.7), f16 in every one."""
-import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import grid_add_random  # noqa: E402
 
 GROWTH = {
     "jagged_sum": [
@@ -52,21 +56,9 @@ GROWTH = {
 
 
 def grow(kernel, gens):
-    path = f"configs/grids/{kernel}.json"
-    with open(path) as f:
-        text = f.read()
-    seeds = {g.get("seed") for g in json.loads(text)["generators"]}
-    new = [g for g in gens if g["seed"] not in seeds]
-    if not new:
-        print(f"{kernel}: already grown")
-        return
-    head, tail = text.rstrip().rsplit("]", 1)  # the generators list's closing bracket
-    lines = ",\n".join("    " + json.dumps(g, ensure_ascii=False) for g in new)
-    with open(path, "w") as f:
-        f.write(head.rstrip() + ",\n" + lines + "\n  ]" + tail + "\n")
-    with open(path) as f:
-        json.load(f)  # still valid
-    print(f"{kernel}: added seeds {[g['seed'] for g in new]}")
+    """Appends the generators whose seed the grid lacks (scripts/grid_add_random.py's add())."""
+    n = grid_add_random.add(f"configs/grids/{kernel}.json", kernel, gens)
+    print(f"{kernel}: added {n} generators" if n else f"{kernel}: already grown")
 
 
 if __name__ == "__main__":  # python3 docs/wip/grid_growth_s48.py [kernel ...] (default: all four)
