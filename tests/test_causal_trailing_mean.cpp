@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/causal_trailing_mean/causal_trailing_mean.h"
+#include "kernels/causal_trailing_mean/causal_trailing_mean_inputs.h"
 #include "kernels/causal_trailing_mean/causal_trailing_mean_kernel.h"
 #include "kernels/causal_trailing_mean/causal_trailing_mean_launch.h"
 #include "kernels/common/dtype.h"
@@ -383,6 +384,11 @@ TEST(CausalTrailingMeanKernel, DescribeRejectsBadFieldsNamingThem) {
   expect_invalid([&] { k.describe({{"B", 1}, {"cf", 2}}); }, {"'T'"});
   expect_invalid([&] { k.describe({{"B", 1}, {"T", 10}, {"cf", 2}, {"zero_rows", -1}}); }, {"'zero_rows'=-1"});
   expect_invalid([&] { k.describe({{"B", 1}, {"T", 10}, {"cf", 2}, {"quiet_rows", -2}}); }, {"'quiet_rows'=-2"});
+  expect_invalid(
+      [&] {
+        k.describe({{"B", 1}, {"T", 10}, {"cf", 2}, {"quiet_span", -3}});
+      },
+      {"'quiet_span'=-3"});
 }
 
 TEST(CausalTrailingMeanKernel, ZeroRowsHoldExactZerosAndTheOtherRowsTheirRandomValues) {
@@ -418,6 +424,40 @@ TEST(CausalTrailingMeanKernel, QuietRowsHoldTheirValuesTimes1e4InTheDtypeAndZero
         EXPECT_EQ(quiet[i], 0.0) << dtype << " " << i;
       } else if (row % 2 == 1) {
         EXPECT_NEAR(quiet[i], plain[i] * 1e-4, std::abs(plain[i]) * 1e-4 * 1e-2) << dtype << " " << i;
+      } else {
+        EXPECT_EQ(quiet[i], plain[i]) << dtype << " " << i;
+      }
+    }
+  }
+}
+
+TEST(CausalTrailingMeanKernel, QuietSpansHoldTheirValuesTimes1e3InTheDtypeAtAPlaceThatMovesByRow) {
+  constexpr int64_t kRows = 12, kT = 400, kSpan = 6;
+  std::set<int64_t> starts;
+  for (int64_t r = 0; r < kRows; ++r) {
+    const int64_t start = quiet_span_start(r, kT, kSpan);
+    ASSERT_GE(start, 0) << r;
+    ASSERT_LE(start + kSpan, kT) << r;
+    starts.insert(start % 8);  // its place inside a 16-byte vector of any dtype
+  }
+  EXPECT_EQ(starts.size(), 8u) << "eight rows should put the span at every place inside a vector";
+  EXPECT_EQ(quiet_span_start(5, 4, 6), 0) << "a row no longer than the span is all span";
+  for (const char* dtype : {"f32", "bf16", "f16"}) {
+    const nlohmann::json spec = {{"B", 3},      {"D", kRows / 3}, {"T", kT},       {"cf", 8},
+                                 {"mean", -20}, {"seed", 9},      {"dtype", dtype}};
+    const std::vector<double> plain = trailing_input_values(spec);
+    nlohmann::json quiet_spec = spec;
+    quiet_spec["quiet_span"] = kSpan;
+    const std::vector<double> quiet = trailing_input_values(quiet_spec);
+    ASSERT_EQ(quiet.size(), plain.size());
+    const std::vector<double> held = decode(encode(quiet, parse_dtype(dtype)), parse_dtype(dtype));
+    for (std::size_t i = 0; i < plain.size(); ++i) {
+      const auto row = static_cast<int64_t>(i) / kT, t = static_cast<int64_t>(i) % kT;
+      const int64_t start = quiet_span_start(row, kT, kSpan);
+      EXPECT_EQ(quiet[i], held[i]) << dtype << " " << i << ": not a value of the dtype";
+      if (t >= start && t < start + kSpan) {
+        EXPECT_NEAR(quiet[i], plain[i] * 1e-3, std::abs(plain[i]) * 1e-3 * 1e-2)
+            << dtype << " " << i;
       } else {
         EXPECT_EQ(quiet[i], plain[i]) << dtype << " " << i;
       }

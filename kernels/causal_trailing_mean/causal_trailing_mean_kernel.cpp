@@ -1,7 +1,7 @@
 // Registry adapter for causal_trailing_mean: shape specs and workloads. Shape spec: B, D (default
 // 1), T, cf, dtype, seed, misalign (elements by which x is moved off 256-byte alignment), and the
-// value fields of causal_trailing_mean_inputs.h (mean, quiet_rows, zero_rows), whose values and
-// test shapes live there, outside the source hash.
+// value fields of causal_trailing_mean_inputs.h (mean, quiet_rows, quiet_span, zero_rows), whose
+// values and test shapes live there, outside the source hash.
 #include "kernels/causal_trailing_mean/causal_trailing_mean_kernel.h"
 
 #include <cmath>
