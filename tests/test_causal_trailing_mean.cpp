@@ -384,11 +384,8 @@ TEST(CausalTrailingMeanKernel, DescribeRejectsBadFieldsNamingThem) {
   expect_invalid([&] { k.describe({{"B", 1}, {"cf", 2}}); }, {"'T'"});
   expect_invalid([&] { k.describe({{"B", 1}, {"T", 10}, {"cf", 2}, {"zero_rows", -1}}); }, {"'zero_rows'=-1"});
   expect_invalid([&] { k.describe({{"B", 1}, {"T", 10}, {"cf", 2}, {"quiet_rows", -2}}); }, {"'quiet_rows'=-2"});
-  expect_invalid(
-      [&] {
-        k.describe({{"B", 1}, {"T", 10}, {"cf", 2}, {"quiet_span", -3}});
-      },
-      {"'quiet_span'=-3"});
+  const nlohmann::json negative_span = {{"B", 1}, {"T", 10}, {"cf", 2}, {"quiet_span", -3}};
+  expect_invalid([&] { k.describe(negative_span); }, {"'quiet_span'=-3"});
 }
 
 TEST(CausalTrailingMeanKernel, ZeroRowsHoldExactZerosAndTheOtherRowsTheirRandomValues) {
