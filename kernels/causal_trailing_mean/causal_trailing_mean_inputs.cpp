@@ -66,8 +66,9 @@ std::vector<double> input_values(const ValuePattern& p, int64_t rows, int64_t T,
       for (int64_t t = start; t < start + len; ++t) x[r * T + t] *= 1e-3;
     }
   }
-  if (p.quiet_rows > 0 || p.quiet_span > 0)
+  if (p.quiet_rows > 0 || p.quiet_span > 0) {
     x = decode(encode(x, dtype), dtype);  // the values the device will hold
+  }
   if (p.zero_rows > 0) {
     for (int64_t r = p.zero_rows - 1; r < rows; r += p.zero_rows) {
       std::fill_n(x.begin() + r * T, T, 0.0);
