@@ -4,7 +4,8 @@
 # shapes are seed 49), every config timed on seed 2's draws (aot-runner bench: the shipped
 # heuristic against each shape's best), then the fixed peer rows. Each step stops at DEADLINE.
 # Results come back packed in $OUT/results.tgz.
-#   DEADLINE=585 COMMIT=<label> bash docs/wip/session49_peers_job.sh
+#   DEADLINE=585 COMMIT=<label> [SEEDS='1 2'] [BENCH_KERNELS='jagged_sum ...'] [FIXED=0] bash docs/wip/session49_peers_job.sh
+# (session 51: BENCH_KERNELS=causal_trailing_mean FIXED=0 after the causal re-sweep alone)
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-out}; mkdir -p "$OUT/r"; DEADLINE=${DEADLINE:-585}; R=$OUT/r
@@ -24,13 +25,13 @@ for seed in ${SEEDS:-1 2}; do
   echo "peers --random seed $seed rc $? at $SECONDS s"; tail -3 "$R/peers_random_$seed.log"
 done
 python3 bench/peer_shapes.py 48 --seed ${BENCH_SEED:-2} --grids "$R/grids" >/dev/null
-for k in jagged_sum jagged_mean jagged_dense_add causal_trailing_mean; do
+for k in ${BENCH_KERNELS:-jagged_sum jagged_mean jagged_dense_add causal_trailing_mean}; do
   [ "$(left)" -gt 60 ] || break
   timeout $(($(left) - 40)) build-gpu/aot-runner bench --grid "$R/grids/$k.json" \
     --out-dir "$R/bench" --csv "$R/bench/$k.csv" >"$R/bench_$k.txt" 2>"$R/bench_$k.log"
   echo "bench $k rc $? at $SECONDS s"; tail -3 "$R/bench_$k.txt"
 done
-if [ "$(left)" -gt 120 ]; then
+if [ "${FIXED:-1}" = 1 ] && [ "$(left)" -gt 120 ]; then
   OUT=$R/fixed LIB=$LIB COMMIT=${COMMIT:-head} timeout -s INT $(($(left) - 15)) bash bench/peers.sh >"$R/peers_fixed.log" 2>&1
   echo "peers fixed rc $? at $SECONDS s"; tail -3 "$R/peers_fixed.log"
 fi
