@@ -322,6 +322,10 @@ TEST(CausalTrailingMeanKernel, TestShapesCoverTheEdgeCasesInEveryDtype) {
     if (s.value("misalign", 0) == 1) seen.insert(dtype + " misalign 1");
     if (s.value("zero_rows", 0) > 0 && s.value("mean", 0.0) != 0.0) seen.insert(dtype + " zero rows");
     if (s.value("quiet_rows", 0) > 0 && s.value("mean", 0.0) != 0.0) seen.insert(dtype + " quiet rows");
+    if (s.value("quiet_span", 0) > 0 && s.value("mean", 0.0) != 0.0 &&
+        cf > static_cast<int64_t>(16 / dtype_size(parse_dtype(dtype)))) {
+      seen.insert(dtype + " quiet span, running window");
+    }
     if (s.value("misalign", 0) == 3) seen.insert(dtype + " misalign 3");
     // Rows after the first off a 16-byte boundary (T * element size not a multiple of 16), with
     // tiles after the head, for the direct (cf <= 4) and the running window (cf > 8).
@@ -340,10 +344,11 @@ TEST(CausalTrailingMeanKernel, TestShapesCoverTheEdgeCasesInEveryDtype) {
     if (window > 64 && window <= 128) seen.insert(dtype + (aligned ? " window 65-128" : " window 65-128 misaligned"));
   }
   for (const char* dtype : {"f32", "bf16", "f16"}) {
-    for (const char* what : {" no rows", " T=1", " cf=1", " cf>T", " precision", " misalign 1", " misalign 3",
-                             " odd rows direct", " odd rows running", " short odd rows running",
-                             " rows shorter than a vector", " window 33-64", " window 65-128",
-                             " window 65-128 misaligned", " zero rows", " quiet rows"}) {
+    for (const char* what : {" no rows", " T=1", " cf=1", " cf>T", " precision", " misalign 1",
+                             " misalign 3", " odd rows direct", " odd rows running",
+                             " short odd rows running", " rows shorter than a vector",
+                             " window 33-64", " window 65-128", " window 65-128 misaligned",
+                             " zero rows", " quiet rows", " quiet span, running window"}) {
       EXPECT_TRUE(seen.count(std::string(dtype) + what)) << dtype << what;
     }
   }

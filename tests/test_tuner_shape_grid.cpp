@@ -133,7 +133,8 @@ TEST(ShapeGrid, TrailingMeanGridCoversFewRowsLongRowsAndWindows) {
   }
   const ShapeGrid g = load_shape_grid(default_grid("causal_trailing_mean"), *kernel);
   std::set<double> windows;
-  std::size_t few_rows = 0, many_short_rows = 0, prefix_means_of_many_rows = 0;
+  std::size_t few_rows = 0, many_short_rows = 0, prefix_means_of_many_rows = 0,
+              rows_under_a_warp = 0, windows_past_the_flat_unit = 0;
   double min_t = 1e300, max_t = 0;
   for (const GridShape& s : g.shapes) {
     windows.insert(feature(s, "cf"));
@@ -143,15 +144,22 @@ TEST(ShapeGrid, TrailingMeanGridCoversFewRowsLongRowsAndWindows) {
     // Windows as long as the row over tens of thousands of rows (the flat unit's wide windows, and
     // where session 35's probe found the forest least sure with 2 such shapes in the grid).
     prefix_means_of_many_rows += feature(s, "rows") >= 32768 && feature(s, "cf") >= feature(s, "T") ? 1 : 0;
+    // Session 51's growth (docs/wip/grid_growth_s48.py): rows shorter than the old floor of 24,
+    // where the random peers found the heuristic blind, and windows past the flat unit's 128 on
+    // rows of a few hundred.
+    rows_under_a_warp += feature(s, "T") < 32 ? 1 : 0;
+    windows_past_the_flat_unit += feature(s, "cf") > 128 && feature(s, "T") <= 512 ? 1 : 0;
     min_t = std::min(min_t, feature(s, "T"));
     max_t = std::max(max_t, feature(s, "T"));
   }
-  EXPECT_EQ(*windows.begin(), 2);
-  EXPECT_EQ(*windows.rbegin(), 256);
+  EXPECT_EQ(*windows.begin(), 1);  // the random draws (scripts/grid_add_random.py) reach cf = 1
+  EXPECT_GE(*windows.rbegin(), 1000);
   EXPECT_GE(few_rows, 20u);
   EXPECT_GE(many_short_rows, 40u);
   EXPECT_GE(prefix_means_of_many_rows, 20u);
-  EXPECT_EQ(min_t, 24);
+  EXPECT_GE(rows_under_a_warp, 60u);
+  EXPECT_GE(windows_past_the_flat_unit, 20u);
+  EXPECT_LE(min_t, 2);
   EXPECT_GE(max_t, 65536);
 }
 

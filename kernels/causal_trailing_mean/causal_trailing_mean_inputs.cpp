@@ -137,6 +137,13 @@ std::vector<nlohmann::json> test_shapes() {
       {{"B", 64}, {"D", 32}, {"T", 72}, {"cf", 32}, {"mean", -20}, {"quiet_rows", 2}, {"zero_rows", 4}},
       {{"B", 16}, {"D", 16}, {"T", 300}, {"cf", 100}, {"mean", -20}, {"quiet_rows", 2}, {"zero_rows", 4}},
       {{"B", 4}, {"D", 2}, {"T", 5000}, {"cf", 700}, {"mean", -20}, {"quiet_rows", 2}, {"zero_rows", 4}},
+      // A span of values 1e-3 the size inside each row of large ones, at a place that moves by
+      // row: windows wholly inside it have sums 1000x smaller than the windows around them. The
+      // running window just past f32's direct one (cf = 6, the session 49 failure), past every
+      // dtype's (cf = 24), and a long one whose lag comes from the ring and segments (cf = 700).
+      {{"B", 4}, {"D", 4}, {"T", 1697}, {"cf", 6}, {"mean", -20}, {"quiet_span", 6}},
+      {{"B", 4}, {"D", 4}, {"T", 1697}, {"cf", 24}, {"mean", -20}, {"quiet_span", 30}},
+      {{"B", 2}, {"D", 2}, {"T", 9001}, {"cf", 700}, {"mean", -20}, {"quiet_span", 800}},
   };
   std::vector<nlohmann::json> shapes;
   uint64_t seed = 101;

@@ -16,10 +16,12 @@
 //    the one before, from the neighbouring lane). Error <= cf * eps * sum|window|.
 //  - cf > V ("running window"): S(t) = S(t-1) + x[t] - x[t-cf]. Each segment starts from its halo
 //    sum S(s0-1), formed in fp64 from the cf elements before it; inside the segment the
-//    differences d[t] = x[t] - x[t-cf] are scanned in fp32 (thread-sequential, warp shuffles, then
-//    across the warps of a block), and the tile totals carried in fp64. Every partial sum is a
-//    difference of two window sums, so rounding is relative to the window magnitudes, and a segment
-//    holds at most kMaxSegTiles tiles: the error is bounded whatever T is (BENCH.md, Numerics).
+//    differences d[t] = x[t] - x[t-cf] are scanned (thread-sequential, warp shuffles, then across
+//    the warps of a block) and the tile totals carried in fp64. For fp32 data every sum is fp64
+//    and S(t) is rounded once, so an output's error is its own rounding; for 16-bit data the scan
+//    inside a warp chunk is fp32, whose rounding (relative to the chunk's window sums) stays far
+//    below a 16-bit output's. A segment holds at most kMaxSegTiles tiles: the error is bounded
+//    whatever T is (BENCH.md, Numerics).
 //    x[t-cf] comes from a shared-memory ring of the last two tiles (cf <= tile) or from global
 //    memory (cf > tile, mostly L2 hits).
 // Work items (row, segment) are numbered linearly and taken grid-stride, so no grid dimension
@@ -531,9 +533,10 @@ __global__ void __launch_bounds__(BLOCK)
             }
           }
         } else {
-          // Running window: scan the differences inside the tile (cross-chunk sums in Wide, above).
+          // Running window: scan the differences inside the tile, every sum in Wide (above).
           Wide chunk_base = 0;      // sum of d over this warp's earlier chunks
           Wide before_vec[VECS];    // sum of d over the tile's elements before each vector
+          Wide r[VECS][V];          // sum of d over the thread's vector up to each element
 #pragma unroll
           for (int k = 0; k < VECS; ++k) {
             const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
@@ -557,19 +560,19 @@ __global__ void __launch_bounds__(BLOCK)
                 }
               }
             }
-            float run = 0.0f;
+            Wide run = 0;
 #pragma unroll
             for (int v = 0; v < V; ++v) {
-              run += a[k][v] - lagged[v];
-              o[k][v] = run;
+              run += Wide(a[k][v]) - Wide(lagged[v]);
+              r[k][v] = run;
             }
-            const float inclusive = warp_inclusive_scan(run);
-            const float exclusive = __shfl_up_sync(kFullMask, inclusive, 1);
+            const Wide inclusive = warp_inclusive_scan(run);
+            const Wide exclusive = __shfl_up_sync(kFullMask, inclusive, 1);
             // The sum of d before this thread's vector, added once per vector in the epilogue
             // (not once per element here: with V = 8 the per-element adds were a quarter of the
             // scan's arithmetic, and bf16 windows are issue-bound rather than bandwidth-bound).
-            before_vec[k] = chunk_base + Wide(lane > 0 ? exclusive : 0.0f);
-            chunk_base += Wide(__shfl_sync(kFullMask, inclusive, 31));
+            before_vec[k] = chunk_base + (lane > 0 ? exclusive : Wide(0));
+            chunk_base += __shfl_sync(kFullMask, inclusive, 31);
           }
           Wide warp_before = 0, tile_total = chunk_base;
           if constexpr (kWarps > 1) {
@@ -583,25 +586,47 @@ __global__ void __launch_bounds__(BLOCK)
               tile_total += wt;
             }
           }
-          const float base = static_cast<float>(carry);
 #pragma unroll
           for (int k = 0; k < VECS; ++k) {
             const int e0 = warp * kWarpSpan + k * kChunk + lane * V;
-            // S(t) = offset + run(t), offset = carry + warp_before + before_vec = S(first element of
-            // the vector - 1), itself a window sum: formed once per vector (with wide sums in fp64,
-            // rounded once), then one fused multiply-add per element (was three adds and a multiply).
-            const float offset = kWideSums ? static_cast<float>(carry + double(warp_before + before_vec[k]))
-                                           : base + float(warp_before + before_vec[k]);
-            if (F || t0 + e0 + 1 >= cf) {  // past the ramp: every window is full, no division
-              const float scaled_offset = offset * inv_cf;
+            // S(t) = offset + r(t), offset = carry + warp_before + before_vec = S(first element of
+            // the vector - 1), itself a window sum, formed once per vector.
+            if constexpr (kWideSums) {
+              // fp32 data: S(t) in fp64, rounded once to fp32, so the output's error is its own
+              // rounding, whatever the windows around it hold. In fp32 the offset and the scan
+              // were rounded to the chunk's largest window sums, and a window of small values
+              // among large ones (B=30 D=1498 T=1697 cf=6 f32, session 49) missed the f32
+              // tolerance: 2.07e-5 of its own magnitude.
+              const double offset = carry + double(warp_before + before_vec[k]);
 #pragma unroll
-              for (int v = 0; v < V; ++v) o[k][v] = __fmaf_rn(o[k][v], inv_cf, scaled_offset);
+              for (int v = 0; v < V; ++v) o[k][v] = static_cast<float>(offset + double(r[k][v]));
+              if (F || t0 + e0 + 1 >= cf) {  // past the ramp: every window is full, no division
+#pragma unroll
+                for (int v = 0; v < V; ++v) o[k][v] *= inv_cf;
+              } else {
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                  const int64_t t = t0 + e0 + v;
+                  o[k][v] = t + 1 < cf ? o[k][v] / static_cast<float>(t + 1) : o[k][v] * inv_cf;
+                }
+              }
             } else {
+              // 16-bit data: S(t) in fp32, whose rounding (relative to the chunk's window sums)
+              // stays far below a 16-bit output's own. One fused multiply-add per element (was
+              // three adds and a multiply): bf16 windows are issue-bound.
+              const float offset = static_cast<float>(carry) + float(warp_before + before_vec[k]);
+              if (F || t0 + e0 + 1 >= cf) {  // past the ramp: every window is full, no division
+                const float scaled_offset = offset * inv_cf;
 #pragma unroll
-              for (int v = 0; v < V; ++v) {
-                const int64_t t = t0 + e0 + v;
-                const float s = offset + o[k][v];
-                o[k][v] = t + 1 < cf ? s / static_cast<float>(t + 1) : s * inv_cf;
+                for (int v = 0; v < V; ++v)
+                  o[k][v] = __fmaf_rn(float(r[k][v]), inv_cf, scaled_offset);
+              } else {
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                  const int64_t t = t0 + e0 + v;
+                  const float s = offset + float(r[k][v]);
+                  o[k][v] = t + 1 < cf ? s / static_cast<float>(t + 1) : s * inv_cf;
+                }
               }
             }
           }
