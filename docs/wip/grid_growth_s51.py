@@ -12,8 +12,8 @@ Adds each generator once (by seed). Run it from the repository root, then
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
-import grid_add_random  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from grid_growth_s48 import grow  # noqa: E402  (appends the generators whose seed the grid lacks)
 
 GROWTH = {
     "causal_trailing_mean": [
@@ -25,12 +25,6 @@ GROWTH = {
          "dtype": ["f16", "bf16"], "seed": 52, "max_bytes": 1100000000},
     ],
 }
-
-
-def grow(kernel, gens):
-    """Appends the generators whose seed the grid lacks (scripts/grid_add_random.py's add())."""
-    n = grid_add_random.add(f"configs/grids/{kernel}.json", kernel, gens)
-    print(f"{kernel}: added {n} generators" if n else f"{kernel}: already grown")
 
 
 if __name__ == "__main__":  # python3 docs/wip/grid_growth_s51.py
