@@ -11,8 +11,8 @@ set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-out}; mkdir -p "$OUT"; DEADLINE=${DEADLINE:-585}
 # ship_jagged_resweep.sh skips its suite and peers when under 200 s are left after verify:
-# give it all but 250 s, which the peers job below needs.
-DEADLINE=$((DEADLINE - 250)) KERNELS=causal_trailing_mean bash docs/wip/ship_jagged_resweep.sh
+# give it all but 200 s, which the peers job below needs.
+DEADLINE=$((DEADLINE - 200)) KERNELS=causal_trailing_mean bash docs/wip/ship_jagged_resweep.sh
 echo "[$SECONDS s] re-sweep job done"; mkdir -p /tmp/s52keep; cp "$OUT"/* /tmp/s52keep/
 DEADLINE=$((DEADLINE - SECONDS)) SEEDS=${SEEDS:-1 3} COMMIT=s52 BENCH_KERNELS=causal_trailing_mean FIXED=0 \
   bash docs/wip/session49_peers_job.sh
