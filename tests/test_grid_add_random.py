@@ -72,8 +72,9 @@ class GridAddRandom(ScriptTestCase):
 
     def test_bad_arguments_and_files_are_named(self):
         path = self.grid()
-        for args, needle in ((["--seed", "1"], "--seed 1 is one of the random peers' test draws"),
+        for args, needle in ((["--seed", "1"], "--seed 1 is one of the test draws"),
                              (["--seed", "2"], "--seed 2"),
+                             (["--seed", "100"], "--seed 100 is one of the test draws (1, 2, 3, 100)"),
                              (["--count", "0"], "--count must be at least 1, got 0"),
                              (["--seed", "-3"], "--seed must be at least 0, got -3")):
             r = self.run_script("jagged_sum", "--grid", path, *args)

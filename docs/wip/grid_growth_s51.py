@@ -7,6 +7,10 @@ arithmetic did not change.
     the grid's only f16 shape with few long rows has 697 rows.
   - B=105 D=30 T=275 cf=19 f16 went from 7.8 to 10.0 us. These are thousands of rows of a few
     hundred with a short window, and the forest is least sure there (1.24x predicted).
+Session 52 ran it (619 -> 745, re-swept on an H100) and did not keep it: the re-fit tree fixed
+two of the three rows above, but scored worse than session 51's forest on seed 2's draws (1.0686
+against 1.0457) and on bench/testset (1.0655 / max 2.40 against 1.0612 / 1.45); PERF.md,
+Session 52. Its database stays in git at a20a69e.
 Adds each generator once (by seed). Run it from the repository root, then
 `aot-runner tune -k causal_trailing_mean --resume`, which measures only the new shapes."""
 import os
