@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "heuristics/cost.h"
+#include "kernels/common/errors.h"
 
 namespace aotune::heuristics {
 
@@ -268,6 +269,45 @@ nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& 
     if (fit.heldout_forest_repeats.size() > 1)
       j["heldout_forest_repeated"] = repeated_json(fit.heldout_forest_repeats);
   }
+  return j;
+}
+
+nlohmann::ordered_json test_set_json(const FitResult& fit, const TrainingSet& train,
+                                     const TrainingSet& test, std::size_t worst) {
+  if (test.kernel != train.kernel)
+    throw InvalidArgument("the test set holds kernel '" + test.kernel + "', not '" + train.kernel +
+                          "'");
+  if (test.config_ids != train.config_ids)
+    throw InvalidArgument("the test set's config space (" + std::to_string(test.num_configs()) +
+                          " configs) differs from the training database's (" +
+                          std::to_string(train.num_configs()) + "): measured with another build");
+  if (test.feature_names != train.feature_names)
+    throw InvalidArgument("the test set's features differ from the training database's");
+  std::vector<std::optional<uint32_t>> picks;
+  for (std::size_t row = 0; row < test.num_shapes(); ++row)
+    picks.push_back(picked(route(fit.model, test, row)));
+  std::vector<double> slowdowns;
+  nlohmann::ordered_json j;
+  j["shapes"] = test.num_shapes();
+  j["shapes_without_passing_config"] = test.dropped_shapes;
+  j["heuristic"] = to_json(summarize_picks(test, picks, &slowdowns));
+  j["best_single_config"] = to_json(summarize_single(test, fit.best_single_config));
+  j["best_single_config"].update(config_ref(test, fit.best_single_config));
+  j["default_config"] = to_json(summarize_single(test, test.default_config));
+  j["default_config"].update(config_ref(test, test.default_config));
+  std::vector<std::size_t> order(slowdowns.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return slowdowns[a] > slowdowns[b]; });
+  order.resize(std::min(worst, order.size()));
+  nlohmann::ordered_json w = nlohmann::ordered_json::array();
+  for (const std::size_t row : order) {
+    w.push_back({{"shape", test.shape_keys[row]},
+                 {"slowdown", json_number(slowdowns[row])},
+                 {"picked", picks[row] ? test.config_ids[*picks[row]] : std::string()},
+                 {"best", test.config_ids[best_config_of(test, row)]}});
+  }
+  j["worst"] = w;
   return j;
 }
 

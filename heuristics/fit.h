@@ -71,4 +71,14 @@ FitResult fit_heuristic(const TrainingSet& ts, const FitOptions& options);
 nlohmann::ordered_json fit_report_json(const FitResult& fit, const TrainingSet& ts,
                                        const std::string& arch, std::size_t worst = 10);
 
+// The fitted model scored on another database's shapes: an out-of-grid test set such as
+// bench/testset, whose every config was timed. Each shape is routed as at run time (route(), the
+// test database's legality standing in for supports()) and its slowdown looked up, next to the
+// training set's best single config and the kernel's default on the same shapes. Cross-validation
+// holds out shapes of the training grid; this holds out the space around it (on the jagged
+// reductions it reads 6-11 % worse; docs/PERF.md, Session 52). `worst` lists that many of the
+// slowest picks. Throws InvalidArgument when the two sets differ in kernel, configs or features.
+nlohmann::ordered_json test_set_json(const FitResult& fit, const TrainingSet& train,
+                                     const TrainingSet& test, std::size_t worst = 10);
+
 }  // namespace aotune::heuristics

@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "heuristics/row_bound.h"
@@ -15,6 +16,7 @@
 #include "tests/heuristics_test_support.h"
 #include "tests/process_support.h"
 #include "tuner/atomic_file.h"
+#include "tuner/results_database.h"
 
 namespace aotune {
 namespace {
@@ -55,6 +57,94 @@ TEST(CliFit, PrintsTheHeldOutReportAsJson) {
   EXPECT_LE(j["heldout"]["geomean_slowdown"].get<double>(),
             j["best_single_config"]["geomean_slowdown"].get<double>());
   EXPECT_GE(j["default_config"]["geomean_slowdown"].get<double>(), 1.0);
+}
+
+// --testset scores the fitted model on another database's shapes, routed as at run time. Given
+// the training database itself, that is the final model on its own shapes: `training` exactly.
+TEST(CliFit, TestSetScoresTheFittedModelOnAnotherDatabasesShapes) {
+  test::TempDir dir;
+  const std::string db = cost_model_jagged_sum_db(dir);
+  const auto j = fit_report(db, "--testset " + db + " --worst 3");
+  ASSERT_TRUE(j.contains("testset")) << j.dump(2);
+  const auto& t = j["testset"];
+  EXPECT_EQ(t["database"], db);
+  EXPECT_EQ(t["shapes"], j["shapes"]);
+  for (const char* key : {"geomean_slowdown", "p95_slowdown", "max_slowdown"}) {
+    EXPECT_DOUBLE_EQ(t["heuristic"][key].get<double>(), j["training"][key].get<double>()) << key;
+  }
+  EXPECT_EQ(t["best_single_config"]["id"], j["best_single_config"]["id"]);
+  EXPECT_DOUBLE_EQ(t["best_single_config"]["geomean_slowdown"].get<double>(),
+                   j["best_single_config"]["geomean_slowdown"].get<double>());
+  EXPECT_DOUBLE_EQ(t["default_config"]["geomean_slowdown"].get<double>(),
+                   j["default_config"]["geomean_slowdown"].get<double>());
+  ASSERT_EQ(t["worst"].size(), 3u);
+  EXPECT_GE(t["worst"][0]["slowdown"].get<double>(), t["worst"][2]["slowdown"].get<double>());
+  EXPECT_DOUBLE_EQ(t["worst"][0]["slowdown"].get<double>(),
+                   t["heuristic"]["max_slowdown"].get<double>());
+  int code = -1;
+  const std::string text = aot_runner(
+      fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --testset {}", db, db), &code);
+  EXPECT_EQ(code, 0) << text;
+  EXPECT_NE(text.find(fmt::format("test set ({} shapes)", j["shapes"].get<std::size_t>())),
+            std::string::npos)
+      << text;
+}
+
+// A test set of another kernel, or one measured on other kernel code, is refused before the fit.
+TEST(CliFit, ATestSetOfAnotherKernelOrKernelSourceIsAUsageError) {
+  test::TempDir dir;
+  const std::string db = cost_model_jagged_sum_db(dir);
+  const std::string other = dir / "jagged_mean.json";
+  tuner::save_database(other, test::cost_model_database(
+                                  "jagged_mean", test::small_grid("jagged_mean"), "sm90", true));
+  tuner::ResultsDatabase stale =
+      test::cost_model_database("jagged_sum", test::small_grid("jagged_sum"), "sm90", true);
+  stale.source_hash = std::string(64, 'f');
+  const std::string stale_path = dir / "stale.json";
+  tuner::save_database(stale_path, stale);
+  for (const auto& [testset, needle] :
+       {std::pair{other, std::string("holds kernel 'jagged_mean', not 'jagged_sum'")},
+        std::pair{stale_path, std::string("with kernel source ffffffffffff")},
+        std::pair{dir / "missing.json", std::string("--testset: no results database at")}}) {
+    int code = -1;
+    const std::string out = aot_runner(
+        fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --testset {} 2>&1", db, testset),
+        &code);
+    EXPECT_EQ(code, 2) << out;
+    EXPECT_NE(out.find(needle), std::string::npos) << out;
+  }
+}
+
+// The committed test set (bench/testset) scores the same through `fit --testset` (the model fitted
+// now from the committed database) as through `bench --db` (the compiled heuristic emitted from
+// it): the two paths route alike. Skipped only while the test set is stale after a kernel change.
+TEST(CliFit, TheCommittedTestSetScoresAsBenchDoes) {
+  const std::string root = AOTUNE_SOURCE_DIR;
+  const std::string testset = root + "/bench/testset/sm90/jagged_dense_add.json";
+  const auto committed = tuner::load_database(root + "/configs/sm90/jagged_dense_add.json");
+  const auto measured = tuner::load_database(testset);
+  ASSERT_TRUE(committed && measured);
+  if (committed->source_hash != measured->source_hash)
+    GTEST_SKIP()
+        << "bench/testset's jagged_dense_add is stale (other kernel source): re-measure it";
+  int code = -1;
+  const auto fit = nlohmann::json::parse(
+      aot_runner(fmt::format("fit --kernel jagged_dense_add --arch sm90 --db "
+                             "{}/configs/sm90/jagged_dense_add.json --testset {} --json",
+                             root, testset),
+                 &code));
+  ASSERT_EQ(code, 0);
+  const auto bench = nlohmann::json::parse(aot_runner(
+      fmt::format("bench --grid {}/bench/testset/grids/jagged_dense_add.json --db {} --json", root,
+                  testset),
+      &code));
+  ASSERT_EQ(code, 0);
+  EXPECT_EQ(fit["testset"]["shapes"].get<std::size_t>(), bench["shapes"].get<std::size_t>());
+  for (const char* key : {"geomean_slowdown", "p95_slowdown", "max_slowdown"}) {
+    EXPECT_NEAR(fit["testset"]["heuristic"][key].get<double>(),
+                bench["heuristic"][key].get<double>(), 1e-9)
+        << key;
+  }
 }
 
 TEST(CliFit, AMissingDatabaseIsAUsageErrorThatSaysWhatToRun) {

@@ -5,6 +5,8 @@
 #include <spdlog/spdlog.h>
 
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "apps/aot-runner/commands.h"
 #include "heuristics/fit.h"
@@ -20,6 +22,7 @@ struct FitArgs {
   std::string kernel;
   std::string arch = "sm90";
   std::string db;
+  std::string testset;
   std::string configs_dir = "configs";
   std::size_t max_configs = heuristics::SubsetOptions{}.max_configs;
   std::size_t folds = 5;
@@ -34,6 +37,30 @@ struct FitArgs {
   double forest_clip = heuristics::ForestOptions{}.clip;
   std::string forest_configs = "all";
 };
+
+// The --testset database: same kernel, architecture, config space and kernel source as the
+// training database (a test set measured on other code scores code that no longer exists).
+heuristics::TrainingSet load_test_set(const std::string& path, const tuner::ResultsDatabase& train,
+                                      const std::string& train_path) {
+  const auto db = tuner::load_database(path);
+  if (!db) throw InvalidArgument(fmt::format("--testset: no results database at {}", path));
+  if (db->kernel != train.kernel)
+    throw InvalidArgument(
+        fmt::format("--testset: {} holds kernel '{}', not '{}'", path, db->kernel, train.kernel));
+  if (db->arch != train.arch)
+    throw InvalidArgument(fmt::format("--testset: {} was measured on {}, {} on {}", path, db->arch,
+                                      train_path, train.arch));
+  if (db->source_hash != train.source_hash)
+    throw InvalidArgument(fmt::format(
+        "--testset: {} was measured with kernel source {}, {} with {}: the test set times other "
+        "code; "
+        "re-measure it (bench/testset/README.md)",
+        path, db->source_hash.substr(0, 12), train_path, train.source_hash.substr(0, 12)));
+  if (db->device.name != train.device.name)
+    spdlog::warn("--testset: {} was measured on {}, {} on {}", path, db->device.name, train_path,
+                 train.device.name);
+  return heuristics::training_set_from_database(*db);
+}
 
 void print_table(const nlohmann::ordered_json& r) {
   auto num = [](const nlohmann::ordered_json& v) {
@@ -96,6 +123,17 @@ void print_table(const nlohmann::ordered_json& r) {
                  num(rep["max_slowdown"]["mean"]));
     }
   }
+  if (r.contains("testset")) {
+    const auto& t = r["testset"];
+    const std::size_t n = t["shapes"].get<std::size_t>();
+    for (const auto& [key, label] :
+         {std::pair{"heuristic", fmt::format("test set ({} shapes)", n)},
+          std::pair{"best_single_config", std::string("test set, best single config")},
+          std::pair{"default_config", std::string("test set, default config")}}) {
+      fmt::print("{:<38} {:>9} {:>9} {:>9}\n", label, num(t[key]["geomean_slowdown"]),
+                 num(t[key]["p95_slowdown"]), num(t[key]["max_slowdown"]));
+    }
+  }
 }
 
 }  // namespace
@@ -107,14 +145,22 @@ void register_fit(CLI::App& app) {
   cmd->footer(
       "Examples: aot-runner fit --kernel jagged_sum --arch sm90 --json\n"
       "          aot-runner fit --kernel jagged_sum --repeats 10   # held-out over 10 fold draws\n"
-      "          aot-runner fit --kernel jagged_mean --draw 1 --worst 20 --json   # draw 1's worst picks\n"
-      "          aot-runner fit --kernel jagged_sum --repeats 10 --forest-trees 8   # tree vs a forest of 8");
+      "          aot-runner fit --kernel jagged_mean --draw 1 --worst 20 --json   # draw 1's worst "
+      "picks\n"
+      "          aot-runner fit --kernel jagged_sum --repeats 10 --forest-trees 8   # tree vs a "
+      "forest of 8\n"
+      "          aot-runner fit --kernel jagged_mean --testset bench/testset/sm90/jagged_mean.json "
+      "  # out of grid");
   cmd->add_option("--kernel", args->kernel, "Kernel name (see `aot-runner list`)")->required();
   auto* arch = cmd->add_option("--arch", args->arch, "Architecture of the database, e.g. sm90")
                    ->capture_default_str();
   cmd->add_option("--db", args->db, "Results database (default: <configs>/<arch>/<kernel>.json)");
   cmd->add_option("--configs", args->configs_dir, "Folder of results databases")
       ->capture_default_str();
+  cmd->add_option("--testset", args->testset,
+                  "Also score the fitted model on this database's shapes, e.g. "
+                  "bench/testset/sm90/<kernel>.json: random shapes outside the grid with every "
+                  "config timed (\"testset\" in --json)");
   cmd->add_option("--max-configs", args->max_configs, "Cap on the configs a heuristic keeps: cross-validation picks the size among 8, 12 and the cap (those not above it)")
       ->capture_default_str();
   cmd->add_option("--folds", args->folds, "Cross-validation folds")->capture_default_str();
@@ -220,10 +266,17 @@ void register_fit(CLI::App& app) {
                    "one fit per shape and draw",
                    args->folds, ts.num_shapes());
     }
+    // The test set is read and checked before the fit, which takes a minute on large databases.
+    std::optional<heuristics::TrainingSet> test;
+    if (!args->testset.empty()) test = load_test_set(args->testset, *db, path);
     const heuristics::FitResult fit = heuristics::fit_heuristic(ts, options);
     nlohmann::ordered_json report = heuristics::fit_report_json(fit, ts, db->arch, args->worst);
     report["database"] = path;
     report["simulated"] = db->device.simulated;
+    if (test) {
+      report["testset"] = heuristics::test_set_json(fit, ts, *test, args->worst);
+      report["testset"]["database"] = args->testset;
+    }
     if (args->json) {
       fmt::print("{}\n", report.dump(2));
     } else {
