@@ -52,9 +52,8 @@ heuristics::TrainingSet load_test_set(const std::string& path, const tuner::Resu
                                       train_path, train.arch));
   if (db->source_hash != train.source_hash)
     throw InvalidArgument(fmt::format(
-        "--testset: {} was measured with kernel source {}, {} with {}: the test set times other "
-        "code; "
-        "re-measure it (bench/testset/README.md)",
+        "--testset: {} was measured with kernel source {}, {} with {}: the test set times "
+        "other code; re-measure it (bench/testset/README.md)",
         path, db->source_hash.substr(0, 12), train_path, train.source_hash.substr(0, 12)));
   if (db->device.name != train.device.name)
     spdlog::warn("--testset: {} was measured on {}, {} on {}", path, db->device.name, train_path,
@@ -142,15 +141,14 @@ void register_fit(CLI::App& app) {
   auto args = std::make_shared<FitArgs>();
   auto* cmd = app.add_subcommand(
       "fit", "Fit a kernel's heuristic from its results database and score it on held-out shapes");
+  // clang-format off  (one example a line, as --help prints them)
   cmd->footer(
       "Examples: aot-runner fit --kernel jagged_sum --arch sm90 --json\n"
       "          aot-runner fit --kernel jagged_sum --repeats 10   # held-out over 10 fold draws\n"
-      "          aot-runner fit --kernel jagged_mean --draw 1 --worst 20 --json   # draw 1's worst "
-      "picks\n"
-      "          aot-runner fit --kernel jagged_sum --repeats 10 --forest-trees 8   # tree vs a "
-      "forest of 8\n"
-      "          aot-runner fit --kernel jagged_mean --testset bench/testset/sm90/jagged_mean.json "
-      "  # out of grid");
+      "          aot-runner fit --kernel jagged_mean --draw 1 --worst 20 --json   # draw 1's worst picks\n"
+      "          aot-runner fit --kernel jagged_sum --repeats 10 --forest-trees 8   # tree vs a forest of 8\n"
+      "          aot-runner fit --kernel jagged_mean --testset bench/testset/sm90/jagged_mean.json   # out of grid");
+  // clang-format on
   cmd->add_option("--kernel", args->kernel, "Kernel name (see `aot-runner list`)")->required();
   auto* arch = cmd->add_option("--arch", args->arch, "Architecture of the database, e.g. sm90")
                    ->capture_default_str();
