@@ -63,18 +63,22 @@ uint32_t best_config_of(const TrainingSet& ts, std::size_t row) {
   return best;
 }
 
+// The rows of the `count` largest slowdowns, slowest first (ties to the lower row).
+std::vector<std::size_t> slowest_rows(const std::vector<double>& slowdowns, std::size_t count) {
+  std::vector<std::size_t> order(slowdowns.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return slowdowns[a] > slowdowns[b]; });
+  order.resize(std::min(count, order.size()));
+  return order;
+}
+
 // The `count` slowest held-out shapes (ties to the lower row): what the heuristic picked for a
 // shape it never saw, against that shape's fastest config.
 nlohmann::ordered_json worst_heldout(const FitResult& fit, const TrainingSet& ts,
                                      std::size_t count) {
-  std::vector<std::size_t> order(fit.heldout_slowdowns.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return fit.heldout_slowdowns[a] > fit.heldout_slowdowns[b];
-  });
-  order.resize(std::min(count, order.size()));
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const std::size_t row : order) {
+  for (const std::size_t row : slowest_rows(fit.heldout_slowdowns, count)) {
     const Choice& c = fit.heldout_detail.choices[row];
     nlohmann::ordered_json j;
     j["shape"] = ts.shape_keys[row];
@@ -295,13 +299,8 @@ nlohmann::ordered_json test_set_json(const FitResult& fit, const TrainingSet& tr
   j["best_single_config"].update(config_ref(test, fit.best_single_config));
   j["default_config"] = to_json(summarize_single(test, test.default_config));
   j["default_config"].update(config_ref(test, test.default_config));
-  std::vector<std::size_t> order(slowdowns.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return slowdowns[a] > slowdowns[b]; });
-  order.resize(std::min(worst, order.size()));
   nlohmann::ordered_json w = nlohmann::ordered_json::array();
-  for (const std::size_t row : order) {
+  for (const std::size_t row : slowest_rows(slowdowns, worst)) {
     w.push_back({{"shape", test.shape_keys[row]},
                  {"slowdown", json_number(slowdowns[row])},
                  {"picked", picks[row] ? test.config_ids[*picks[row]] : std::string()},
