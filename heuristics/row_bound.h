@@ -7,12 +7,20 @@
 // config moved one row in the session-19 sm90 databases was 37 GB/s for block_row (32 KB in
 // flight per row: 512 threads x 16 bytes x 4 loads), 30 GB/s for group_row (M x element size x
 // slots x 4 loads: 1.8 per microsecond of its bytes in flight at best) and 4.5 GB/s for
-// flat_row (lanes x 4 vectors of 16 bytes: 0.56 per microsecond). The bound takes a generous
-// rate: 100 GB/s for block_row (as since session 8), and kInFlightPerUs = 8 per microsecond of
-// the bytes in flight for the group configs, capped at 100 GB/s. When the longest row alone at
-// that rate outlasts the whole problem at the copy ceiling plus a launch, the config is passed
-// over. On the session-19 databases every config the bound passes over is at least 1.76x off
-// its shape's best (1746 of jagged_sum's cells, 1787 of jagged_mean's).
+// flat_row (lanes x 4 vectors of 16 bytes: 0.56 per microsecond). block_row's best per byte in
+// flight, over every block_row cell of jagged_sum's sm90 database and test set (session 53),
+// is 2.42 per microsecond (2 KB in flight moving 4.9 GB/s). The bound takes a generous rate:
+// kInFlightPerUs = 8 per microsecond of the bytes in flight, for every row config, capped at
+// 100 GB/s (block_row had the flat 100 GB/s until session 53, which let a 128-thread block with
+// 2 KB in flight take a 496 KB row at 11x the best; see the RowBound tests). When the longest row
+// alone at that rate outlasts the whole problem at the copy ceiling plus a launch, the config is
+// passed over. On the session-19 databases every config the bound passed over was at least 1.76x
+// off its shape's best (1746 of jagged_sum's cells, 1787 of jagged_mean's).
+//
+// jagged_mean's feature counts can leave the longest row's columns unread (a count of 0 costs
+// nothing), which the features cannot see; the bound then passes over a row config that would
+// have been fast. The fitter's scoring routes as the dispatch library does, so the trees and
+// their held-out scores include that cost.
 //
 // The trees cannot learn this where the grid has no such shape: the peer benchmark's one_huge
 // (B=2048 M=256 bf16, one 200000-element row of 102 MB among 2047 rows of about 1560) fell in a
@@ -125,14 +133,38 @@ inline int config_id_field(std::string_view id, char key) {
   return 0;
 }
 
+// The widest vector block_row's auto width ("va") can take at this M: the largest of 8, 4, 2
+// elements within 16 bytes that divides M (jagged_reduce_config.cpp, resolve(); alignment can
+// only narrow it, and a narrower vector keeps fewer bytes in flight, so this is the generous one).
+inline int widest_block_row_vec(double m, double elem_bytes) {
+  for (int v : {8, 4, 2}) {
+    if (v * elem_bytes <= 16 && std::fmod(m, v) == 0) return v;
+  }
+  return 1;
+}
+
+// The bytes block_row config `id` keeps in flight on one row: blockDim / tx rows of lanes (tx =
+// the column lanes, a power of two up to the threads; jagged_reduce_launch_impl.cuh), each lane
+// 4 loads of its vector, over every column tile of the row.
+inline double block_row_bytes_in_flight(std::string_view id, double m, double elem_bytes) {
+  const int threads = std::max(32, config_id_field(id, 't'));
+  const int vec_field = config_id_field(id, 'v');
+  const int vec = vec_field > 0 ? vec_field : widest_block_row_vec(m, elem_bytes);
+  const double lanes = std::ceil(m / vec);
+  double tx = 1;
+  while (tx < threads && tx < lanes) tx *= 2;
+  return threads / tx * 4 * lanes * vec * elem_bytes;
+}
+
 // Bytes per microsecond config `id` of `kernel` streams through one row at best, generously (see
 // the top of this file); 0 for a config that spreads rows over blocks, which the bound spares.
 inline double row_rate_bytes_per_us(std::string_view kernel, std::string_view id, double m, double elem_bytes) {
   if (!reduces_each_row_in_one_block(kernel, id)) return 0;
-  if (id.starts_with("block_row.")) return kOneBlockBytesPerUs;
   // At least 1 slot / 2 lanes, as supports() allows, so slowest_row_rate_bytes_per_us() holds.
   double in_flight = 0;
-  if (id.starts_with("group_row.")) {
+  if (id.starts_with("block_row.")) {
+    in_flight = block_row_bytes_in_flight(id, m, elem_bytes);
+  } else if (id.starts_with("group_row.")) {
     in_flight = std::max(1, config_id_field(id, 's')) * m * elem_bytes * 4;  // every column's lanes, slots x 4 loads
   } else {  // flat_row
     in_flight = std::max(2, config_id_field(id, 's')) * 16.0 * 4;  // lanes x 4 vectors of 16 bytes

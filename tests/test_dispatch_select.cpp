@@ -279,6 +279,41 @@ TEST(RowBound, GroupConfigsAreBoundByTheBytesTheyKeepInFlightPerRow) {
   EXPECT_FALSE(heuristics::config_past_row_bound("jagged_sum", "group_row.t128.v1.s2", short_rows));
 }
 
+// Session 53, the test set's worst pick: jagged_mean B=15 M=2 one_huge f16 (one 124112-element
+// row of 496 KB among 15) went to block_row.t128.va at 107 us, 11.3x flat_split.t256.s16's 9.5 us:
+// 128 threads x 4 bytes x 4 loads = 2 KB in flight on the row, where the flat 100 GB/s block_row
+// rate let it through. block_row is now bound by its bytes in flight as the group configs are.
+TEST(RowBound, BlockRowIsBoundByItsThreadsAndTheRowsWidth) {
+  EXPECT_EQ(heuristics::widest_block_row_vec(2, 2), 2);
+  EXPECT_EQ(heuristics::widest_block_row_vec(16, 2), 8);
+  EXPECT_EQ(heuristics::widest_block_row_vec(16, 4), 4);
+  EXPECT_EQ(heuristics::widest_block_row_vec(7, 4), 1);
+  // M=2 f16 under "va": vec 2, one lane, 128 rows of lanes x 4 loads x 4 bytes.
+  EXPECT_DOUBLE_EQ(heuristics::block_row_bytes_in_flight("block_row.t128.va", 2, 2), 2048);
+  EXPECT_DOUBLE_EQ(heuristics::row_rate_bytes_per_us("jagged_mean", "block_row.t128.va", 2, 2),
+                   heuristics::kInFlightPerUs * 2048);
+  // An explicit vector: M=256 bf16 v2 fills 128 lanes, one row of them.
+  EXPECT_DOUBLE_EQ(heuristics::block_row_bytes_in_flight("block_row.t128.v2", 256, 2), 4 * 256 * 2);
+  // M past the threads' lanes: the column tiles each keep their lanes' loads in flight.
+  EXPECT_DOUBLE_EQ(heuristics::block_row_bytes_in_flight("block_row.t128.v1", 1000, 4), 4 * 1000 * 4);
+  // No block_row rate is below the slowest rate the cheap check assumes.
+  for (const double m : {1.0, 2.0, 3.0, 7.0, 16.0, 1000.0}) {
+    for (const double bytes : {2.0, 4.0}) {
+      for (const char* id : {"block_row.t128.va", "block_row.t128.v1", "block_row.t512.v8"}) {
+        EXPECT_GE(heuristics::row_rate_bytes_per_us("jagged_sum", id, m, bytes),
+                  heuristics::slowest_row_rate_bytes_per_us(m, bytes))
+            << id << " M=" << m << " bytes=" << bytes;
+      }
+    }
+  }
+  const Features worst = jagged_reduce::features(DType::f16, 15, 2, 145191, 124112);
+  EXPECT_TRUE(heuristics::config_past_row_bound("jagged_mean", "block_row.t128.va", worst));  // 62 us a row
+  EXPECT_FALSE(heuristics::config_past_row_bound("jagged_mean", "flat_split.t256.s16", worst));
+  // The same B and M with rows of at most 3142: block_row.t512.va is that shape's best (6.4 us).
+  const Features uniform = jagged_reduce::features(DType::f16, 15, 2, 24737, 3142);
+  EXPECT_FALSE(heuristics::config_past_row_bound("jagged_mean", "block_row.t512.va", uniform));
+}
+
 TEST(RowBound, HoldsWhereTheLongestRowInOneBlockOutlastsTheWholeProblem) {
   // The peer one_huge: 102 MB row (1 ms at 100 GB/s) against 1.73 GB in all (0.41 ms).
   const Features huge = jagged_reduce::features(DType::bf16, 2048, 256, 3376000, 200000);
