@@ -59,7 +59,11 @@ TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatency
     // Session 49 grew jagged_sum to 774 and jagged_mean to 826 (docs/wip/grid_growth_s48.py's odd
     // widths and few-row corners, and 64 random draws each from scripts/grid_add_random.py): whole
     // re-sweeps on one H100 took 4m42s (jagged_sum) and about 5m (jagged_mean).
-    EXPECT_LE(a.shapes.size(), 830u) << name << ": keep a whole sweep near 5 minutes on one GPU";
+    // Session 53 grew each by 150 (docs/wip/grid_growth_s53.py: one_huge with the longest row
+    // capped at 128x the short rows, the test set's blind region, and uniform long rows at M 2-5):
+    // `tune --resume` measured them in 31 s per kernel on one H100, so jagged_sum (924) and
+    // jagged_mean (976) re-sweep in about 5.5 minutes.
+    EXPECT_LE(a.shapes.size(), 1000u) << name << ": keep a whole sweep near 6 minutes on one GPU";
     std::set<std::string> keys;
     std::size_t large = 0, small = 0;
     double biggest = 0;
@@ -80,8 +84,9 @@ TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatency
     // Session 34's capped power-law shapes: 69 of 543 (jagged_mean); session 35's narrow ones
     // add two more (B=32768 M=4 len 2048, both dtypes): 71 of 559; the M = 64/256 ones four: 75
     // of 574; the M = 1-16 ones four: 79 of 596; the cap-4096 ones four: 83 of 606.
-    // Session 49's growths: 90 of 774 (jagged_sum), 95 of 826 (jagged_mean).
-    EXPECT_LE(large, 95u) << name;
+    // Session 49's growths: 90 of 774 (jagged_sum), 95 of 826 (jagged_mean). Session 53's: 98 of
+    // 924, 103 of 976.
+    EXPECT_LE(large, 105u) << name;
     EXPECT_GE(small, 30u) << name << ": latency-bound shapes";
     EXPECT_GE(biggest, 0.95e9) << name;
   }
