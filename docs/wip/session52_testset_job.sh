@@ -7,15 +7,17 @@
 # databases come back in $OUT; the heuristics are then scored on them without a GPU:
 #   aot-runner bench --grid <grid> --db <database>   [AOTUNE_HEURISTIC_DIR=<emit --json folder>]
 #   DEADLINE=530 bash docs/wip/session52_testset_job.sh
+# Session 53 drew a second, independent one for the jagged reductions (the first had guided that
+# session's grid growth):  SEED=101 KERNELS='jagged_sum jagged_mean' DEADLINE=400 bash <this>
 set -u; export PATH=$PATH:/usr/local/cuda/bin
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-out}; mkdir -p "$OUT"; DEADLINE=${DEADLINE:-530}; R=/tmp/testset; mkdir -p $R/bench
 left() { echo $((DEADLINE - SECONDS)); }
-python3 bench/peer_shapes.py 960 --seed 100 --grids $R/grids >$R/shapes.txt
+python3 bench/peer_shapes.py 960 --seed ${SEED:-100} --grids $R/grids >$R/shapes.txt
 TARGETS=aot-runner BUILD_DIR=build-gpu CUDA_ARCHS=90 JOBS=16 bash scripts/setup.sh >$R/build.log 2>&1 || { tail -30 $R/build.log; exit 1; }
 echo "[$SECONDS s] build"
 # Shares of what is left (H200 estimates of tune --list-shapes: 1m41s, 32s, 38s, 36s).
-for k in causal_trailing_mean jagged_dense_add jagged_sum jagged_mean; do
+for k in ${KERNELS:-causal_trailing_mean jagged_dense_add jagged_sum jagged_mean}; do
   case $k in causal*) b=$(( $(left) * 40 / 100 ));; jagged_dense*) b=$(( $(left) * 15 / 60 ));; jagged_sum) b=$(( $(left) * 22 / 45 ));; *) b=$(( $(left) - 25 ));; esac
   [ $b -gt 5 ] || break
   timeout $((b + 30)) build-gpu/aot-runner bench --grid $R/grids/$k.json --out-dir $R/bench --csv $R/bench/$k.csv \
@@ -24,3 +26,4 @@ for k in causal_trailing_mean jagged_dense_add jagged_sum jagged_mean; do
   cp $R/bench/sm90/$k.json "$OUT/" 2>/dev/null
 done
 tar czf "$OUT/testset.tgz" -C $R --exclude='sm90' .
+cp -r $R/grids "$OUT/grids"
