@@ -61,8 +61,8 @@ TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatency
     // re-sweeps on one H100 took 4m42s (jagged_sum) and about 5m (jagged_mean).
     // Session 53 grew each by 150 (docs/wip/grid_growth_s53.py: one_huge with the longest row
     // capped at 128x the short rows, the test set's blind region, and uniform long rows at M 2-5):
-    // `tune --resume` measured them in 31 s per kernel on one H100, so jagged_sum (924) and
-    // jagged_mean (976) re-sweep in about 5.5 minutes.
+    // `tune --resume` measured them in 31 s per kernel on one H100; a whole re-sweep of
+    // jagged_sum (924) or jagged_mean (976) should take about 5.5 minutes (estimated, not run).
     EXPECT_LE(a.shapes.size(), 1000u) << name << ": keep a whole sweep near 6 minutes on one GPU";
     std::set<std::string> keys;
     std::size_t large = 0, small = 0;
