@@ -14,13 +14,14 @@
 // 100 GB/s (block_row had the flat 100 GB/s until session 53, which let a 128-thread block with
 // 2 KB in flight take a 496 KB row at 11x the best; see the RowBound tests). When the longest row
 // alone at that rate outlasts the whole problem at the copy ceiling plus a launch, the config is
-// passed over. On the session-19 databases every config the bound passed over was at least 1.76x
-// off its shape's best (1746 of jagged_sum's cells, 1787 of jagged_mean's).
+// passed over. Of the block_row cells it passes over in the session-53 databases
+// (docs/wip/row_bound_cells.py), 1 of jagged_sum's 1658 is within 1.25x of its shape's best.
 //
 // jagged_mean's feature counts can leave the longest row's columns unread (a count of 0 costs
 // nothing), which the features cannot see; the bound then passes over a row config that would
-// have been fast. The fitter's scoring routes as the dispatch library does, so the trees and
-// their held-out scores include that cost.
+// have been fast (27 of jagged_mean's 2219 passed-over block_row cells are within 1.25x). The
+// fitter's scoring routes as the dispatch library does, so the trees and their held-out scores
+// include that cost, and both test sets still improved with it (PERF.md, Session 53).
 //
 // The trees cannot learn this where the grid has no such shape: the peer benchmark's one_huge
 // (B=2048 M=256 bf16, one 200000-element row of 102 MB among 2047 rows of about 1560) fell in a
