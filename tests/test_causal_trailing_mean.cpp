@@ -256,6 +256,30 @@ TEST(CausalTrailingMeanSupports, ThreadAndFlatUnitsTakeWindowsUpToTheirLimitAndN
     p.T = 20;  // the window is min(cf, T): prefix means of short rows stay cheap
     p.cf = 100000;
     EXPECT_TRUE(supports(per_output, p).ok);
+    // Prefix means of longer rows: the flat unit's warp-shared path takes rows of up to 128
+    // vectors (512 f32, 1024 16-bit elements); the thread unit stays at its window.
+    for (const DType dtype : {DType::f32, DType::bf16, DType::f16}) {
+      SCOPED_TRACE(std::string(to_string(dtype)));
+      p.dtype = dtype;
+      const int64_t row_limit = 128 * (16 / static_cast<int64_t>(dtype_size(dtype)));
+      EXPECT_EQ(detail::max_flat_prefix_row(dtype), row_limit);
+      p.T = row_limit;
+      p.cf = row_limit;
+      EXPECT_EQ(supports(per_output, p).ok, unit == Unit::flat);
+      p.cf = row_limit - 1;  // a window shorter than the row: not a prefix mean
+      EXPECT_FALSE(supports(per_output, p).ok);
+      p.T = row_limit + 1;
+      p.cf = 100000;
+      const Legality long_row = supports(per_output, p);
+      EXPECT_FALSE(long_row.ok);
+      if (unit == Unit::flat) {
+        EXPECT_NE(long_row.reason.find("prefix means take rows of at most " + std::to_string(row_limit)),
+                  std::string::npos) << long_row.reason;
+        EXPECT_NE(long_row.reason.find("T=" + std::to_string(row_limit + 1)), std::string::npos) << long_row.reason;
+      }
+    }
+    p.dtype = valid_problem().dtype;
+    p.T = 20;
     // No tiles or segments: only vecs 1, seg_tiles 1, not persistent has a kernel.
     EXPECT_FALSE(supports(Config{unit, 128, 2, 1}, p).ok);
     EXPECT_FALSE(supports(Config{unit, 128, 1, 4}, p).ok);
@@ -342,13 +366,26 @@ TEST(CausalTrailingMeanKernel, TestShapesCoverTheEdgeCasesInEveryDtype) {
     const bool aligned = s.value("misalign", 0) == 0;
     if (window > 32 && window <= 64) seen.insert(dtype + " window 33-64");
     if (window > 64 && window <= 128) seen.insert(dtype + (aligned ? " window 65-128" : " window 65-128 misaligned"));
+    // Prefix means past 128 that the flat unit takes: one carry load per lane (16-bit rows of up
+    // to 256), four (f32 past 128, 16-bit past 256), at the dtype's limit, and off a boundary.
+    const int64_t prefix_limit = 128 * vec;
+    if (cf >= T && T > 128 && T <= prefix_limit) {
+      if (!aligned) seen.insert(dtype + " prefix past 128 misaligned");
+      if (aligned && T % vec != 0) seen.insert(dtype + " odd prefix rows past 128");
+      if (aligned && T > 32 * vec) seen.insert(dtype + " prefix, four carry loads");
+      if (aligned && T == prefix_limit) seen.insert(dtype + " prefix at the flat limit");
+      if (aligned && s.value("quiet_rows", 0) > 0 && s.value("mean", 0.0) != 0.0) seen.insert(dtype + " quiet prefix rows past 128");
+    }
   }
   for (const char* dtype : {"f32", "bf16", "f16"}) {
     for (const char* what : {" no rows", " T=1", " cf=1", " cf>T", " precision", " misalign 1",
                              " misalign 3", " odd rows direct", " odd rows running",
                              " short odd rows running", " rows shorter than a vector",
                              " window 33-64", " window 65-128", " window 65-128 misaligned",
-                             " zero rows", " quiet rows", " quiet span, running window"}) {
+                             " zero rows", " quiet rows", " quiet span, running window",
+                             " prefix past 128 misaligned", " odd prefix rows past 128",
+                             " prefix, four carry loads", " prefix at the flat limit",
+                             " quiet prefix rows past 128"}) {
       EXPECT_TRUE(seen.count(std::string(dtype) + what)) << dtype << what;
     }
   }

@@ -121,11 +121,16 @@ Legality supports(const Config& c, const Problem& p) {
   }
   if (p.B == 0 || p.D == 0 || p.T == 0) return Legality::yes();  // nothing to launch
   if (detail::per_output_unit(c)) {
-    if (std::min(p.cf, p.T) > detail::max_direct_window(c.unit)) {
-      return Legality::no("window min(cf,T)=" + std::to_string(std::min(p.cf, p.T)) +
-                          " exceeds " + std::to_string(detail::max_direct_window(c.unit)) + ", the most a " +
-                          (c.unit == Unit::flat ? "flat" : "thread-per-output") +
-                          " config sums directly");
+    if (!detail::per_output_takes(c.unit, p.cf, p.T, p.dtype)) {
+      std::string reason = "window min(cf,T)=" + std::to_string(std::min(p.cf, p.T)) + " exceeds " +
+                           std::to_string(detail::max_direct_window(c.unit)) + ", the most a " +
+                           (c.unit == Unit::flat ? "flat" : "thread-per-output") + " config sums directly";
+      if (c.unit == Unit::flat && p.cf >= p.T) {
+        reason += ", and its prefix means take rows of at most " +
+                  std::to_string(detail::max_flat_prefix_row(p.dtype)) + " " + std::string(to_string(p.dtype)) +
+                  " elements (T=" + std::to_string(p.T) + ")";
+      }
+      return Legality::no(reason);
     }
     return Legality::yes();
   }

@@ -129,6 +129,15 @@ std::vector<nlohmann::json> test_shapes() {
       // Prefix means of many odd rows: rows run across warps of vectors and start at every
       // position inside a vector (the flat unit's warp-shared prefix path).
       {{"B", 64}, {"D", 32}, {"T", 77}, {"cf", 77}},
+      // The flat unit's prefix means of rows past kMaxFlatWindow (up to max_flat_prefix_row: 512
+      // f32, 1024 16-bit elements): odd rows just past 128 (one carry load per lane for 16-bit,
+      // four for f32), rows at each dtype's limit (f32's flat configs are illegal at 1024), and off
+      // a 16-byte boundary (the thread kernel's fp64 loop).
+      {{"B", 9}, {"D", 7}, {"T", 141}, {"cf", 149}},
+      {{"B", 16}, {"D", 5}, {"T", 512}, {"cf", 512}},
+      {{"B", 6}, {"D", 5}, {"T", 1024}, {"cf", 1024}},
+      {{"B", 3}, {"D", 4}, {"T", 500}, {"cf", 5000}, {"misalign", 1}},
+      {{"B", 64}, {"D", 8}, {"T", 509}, {"cf", 509}, {"mean", -20}, {"quiet_rows", 2}, {"zero_rows", 4}},
       // Rows of values 1e-4 the size (rows 1, 5, 9, ...) and of zeros (3, 7, 11, ...), each after
       // a row of large values (mean -20): a sum that reaches back over a row start shows. Prefix
       // means across warps, windows of the W = 32 and W = 128 instances on short rows, and long

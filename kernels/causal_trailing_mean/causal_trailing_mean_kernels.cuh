@@ -685,9 +685,10 @@ void launch_with_index(bool fits32, Launch&& launch) {
 // exact zeros): a runtime-length loop waited for each L1 hit in turn, after the first load's miss.
 // Index is 32-bit where the element count allows, so t = i % T is not a 64-bit division (a
 // library call of ~70 dependent instructions, a visible part of a 4 us call).
-// Requires min(cf, T) <= W (supports(), run_thread_instance(), run_flat_window()). W above
-// kMaxThreadWindow is the flat unit's fallback for pointers off a 16-byte boundary only: it sums in
-// a plain loop (a W-register array of predicated loads would spill), slow but exact.
+// Requires min(cf, T) <= W for W <= kMaxThreadWindow (supports(), run_thread_instance()). W above
+// kMaxThreadWindow is the flat unit's fallback for pointers off a 16-byte boundary only: it sums
+// any window in a plain loop (a W-register array of predicated loads would spill), in fp64 since
+// prefix means reach max_flat_prefix_row terms (run_flat_window()), slow but exact.
 template <typename T, int BLOCK, int W, typename Index>
 __global__ void __launch_bounds__(BLOCK)
     trailing_mean_thread_kernel(const T* __restrict__ x, T* __restrict__ out, Index n, Index T_len, int cf) {
@@ -704,7 +705,9 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
       for (int j = 0; j < W; ++j) s += v[j];
     } else {
-      for (int j = 0; j < terms; ++j) s += to_float(__ldg(x + (i - j)));
+      double acc = 0.0;
+      for (int j = 0; j < terms; ++j) acc += to_float(__ldg(x + (i - j)));
+      s = static_cast<float>(acc);
     }
     out[i] = from_float<T>(terms < cf ? s / static_cast<float>(terms) : s * inv_cf);
   }
@@ -864,23 +867,29 @@ __global__ void __launch_bounds__(BLOCK)
 }
 
 // Flat unit, prefix means (cf >= T: every output is the mean of its row up to it) of rows of at
-// least one vector and at most kMaxFlatWindow elements. The shared-terms path above reloads every
-// vector of the row before the thread's own (up to T / V - 1 of them, L1 hits, each with V
-// predicated adds): about 1.3 TB/s on rows of 48-96 (PERF.md, Session 36). Here a warp covers 32
-// consecutive vectors and shares them by shuffles instead: each lane sums the part of its vector
-// that runs on into the next (all of it, or the part from the row start inside it), a segmented
-// scan over the warp gives each lane its row's sum over the lanes before it, and the part of the
-// row before the warp's first vector (at most T - 1 <= 127 elements, so at most 32 vectors for V
-// >= 4) is summed once per warp, one vector per lane. At most two loads per vector, and every
-// output is still a plain sum of its terms (no subtraction), as in the direct path.
-// Requires T >= V (at most one row start inside a vector), T <= kMaxFlatWindow, cf >= T, and x
-// and out 16-byte aligned (run_flat_window).
-template <typename T, int BLOCK, typename Index>
+// least one vector and at most kMaxFlatPrefixVectors vectors (max_flat_prefix_row). The
+// shared-terms path above reloads every vector of the row before the thread's own (up to T / V - 1
+// of them, L1 hits, each with V predicated adds): about 1.3 TB/s on rows of 48-96 (PERF.md,
+// Session 36). Here a warp covers 32 consecutive vectors and shares them by shuffles instead: each
+// lane sums the part of its vector that runs on into the next (all of it, or the part from the row
+// start inside it), a segmented scan over the warp gives each lane its row's sum over the lanes
+// before it, and the part of the row before the warp's first vector (at most T - 1 elements, so at
+// most kMaxFlatPrefixVectors vectors) is summed once per warp, up to kCarryLoads vectors per lane,
+// all loaded before the first add. At most 1 + kCarryLoads loads per vector (two on rows of up to
+// 32 vectors), and every output is still a plain sum of its terms (no subtraction), as in the
+// direct path: a tree of shuffles over sums of at most kCarryLoads * V sequential terms, so the
+// rounding does not grow with T the way a running sum's would.
+// Requires T >= V (at most one row start inside a vector), T <= max_flat_prefix_row, cf >= T, and
+// x and out 16-byte aligned (run_flat_window).
+// kCarryLoads is 1 for rows of up to 32 vectors (T <= 32 V; the only instance before session 54,
+// so those rows run the code they were tuned with) and kMaxFlatPrefixVectors / 32 above.
+template <typename T, int BLOCK, int kCarryLoads, typename Index>
 __global__ void __launch_bounds__(BLOCK)
     trailing_mean_flat_prefix_kernel(const T* __restrict__ x, T* __restrict__ out, Index n, Index T_len) {
   constexpr int V = kVec<T>;
   constexpr unsigned kAll = 0xffffffffu;
   static_assert(BLOCK % 32 == 0, "whole warps");
+  static_assert(kCarryLoads >= 1 && 32 * kCarryLoads <= kMaxFlatPrefixVectors, "the carry's vectors fill whole warps");
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const Index nvec = (n + V - 1) / V;
   const Index stride = static_cast<Index>(gridDim.x) * BLOCK;
@@ -901,7 +910,7 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
       for (int j = 0; j < V; ++j) f[j] = i0 + j < n ? to_float(x[i0 + j]) : 0.0f;
     }
-    // t0 < T <= kMaxFlatWindow, so an int. The row start inside the vector, if any, is at s.
+    // t0 < T <= max_flat_prefix_row, so an int. The row start inside the vector, if any, is at s.
     const int t0 = static_cast<int>(i0 % T_len);
     const int T_int = static_cast<int>(T_len);
     const int s = t0 == 0 ? 0 : (T_int - t0 < V ? T_int - t0 : V);  // V: none
@@ -940,15 +949,23 @@ __global__ void __launch_bounds__(BLOCK)
     const int tw = static_cast<int>(w0 % T_len);
     if (tw > 0) {  // uniform over the warp
       const Index row0 = w0 - tw;
-      float carry = 0.0f;
-      // Vector lane + 1 before the warp's first; ceil(tw / V) <= 32 of them reach the row. Each is
-      // inside the array: its first element is a multiple of V above row0 - V >= -V.
-      if (lane * V < tw) {
-        const Index b0 = w0 - static_cast<Index>(lane + 1) * V;
-        float g[V];
-        unpack(load_vector(x + b0), g);
+      // Vector k + 1 before the warp's first, k = lane + 32 * c; ceil(tw / V) <=
+      // kMaxFlatPrefixVectors of them reach the row. Each is inside the array: its first element
+      // is a multiple of V above row0 - V >= -V. Every load is issued before the first add.
+      float g[kCarryLoads][V];
 #pragma unroll
-        for (int j = 0; j < V; ++j) carry += b0 + j >= row0 ? g[j] : 0.0f;
+      for (int c = 0; c < kCarryLoads; ++c) {
+        const int k = lane + 32 * c;
+#pragma unroll
+        for (int j = 0; j < V; ++j) g[c][j] = 0.0f;
+        if (k * V < tw) unpack(load_vector(x + (w0 - static_cast<Index>(k + 1) * V)), g[c]);
+      }
+      float carry = 0.0f;
+#pragma unroll
+      for (int c = 0; c < kCarryLoads; ++c) {
+        const Index b0 = w0 - static_cast<Index>(lane + 32 * c + 1) * V;
+#pragma unroll
+        for (int j = 0; j < V; ++j) carry += b0 + j >= row0 ? g[c][j] : 0.0f;
       }
 #pragma unroll
       for (int d = 16; d >= 1; d >>= 1) carry += __shfl_xor_sync(kAll, carry, d);
@@ -968,8 +985,8 @@ __global__ void __launch_bounds__(BLOCK)
   }
 }
 
-template <typename T, int BLOCK>
-void run_flat_prefix(const Problem& p, cudaStream_t stream) {
+template <typename T, int BLOCK, int kCarryLoads>
+void run_flat_prefix_loads(const Problem& p, cudaStream_t stream) {
   constexpr int64_t V = kVec<T>;
   const int64_t n = p.B * p.D * p.T;  // > 0, bounded by validate()
   const int64_t nvec = (n + V - 1) / V;
@@ -977,9 +994,16 @@ void run_flat_prefix(const Problem& p, cudaStream_t stream) {
   // As in run_flat_width: the last vector's i0 + V, and wvec + stride, stay below 2^32.
   launch_with_index(n + V + blocks * BLOCK * V <= int64_t{UINT32_MAX}, [&](auto zero) {
     using Index = decltype(zero);
-    trailing_mean_flat_prefix_kernel<T, BLOCK, Index><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
+    trailing_mean_flat_prefix_kernel<T, BLOCK, kCarryLoads, Index><<<static_cast<unsigned>(blocks), BLOCK, 0, stream>>>(
         static_cast<const T*>(p.x), static_cast<T*>(p.out), static_cast<Index>(n), static_cast<Index>(p.T));
   });
+}
+
+// A warp's carry reaches back T - 1 elements: one vector per lane for rows of up to 32 vectors.
+template <typename T, int BLOCK>
+void run_flat_prefix(const Problem& p, cudaStream_t stream) {
+  if (p.T <= 32 * kVec<T>) return run_flat_prefix_loads<T, BLOCK, 1>(p, stream);
+  run_flat_prefix_loads<T, BLOCK, static_cast<int>(kMaxFlatPrefixVectors / 32)>(p, stream);
 }
 
 template <typename T, int BLOCK, int W>
@@ -1003,12 +1027,14 @@ void run_flat_window(const Problem& p, cudaStream_t stream) {
                 "the window instances below cover 1..kMaxFlatWindow");
   const auto aligned = [](const void* q) { return (reinterpret_cast<uintptr_t>(q) & 15u) == 0; };
   const int64_t window = std::min<int64_t>(p.cf, p.T);
-  // Off a 16-byte boundary the flat array has no vectors: the thread kernel computes the same.
+  // Off a 16-byte boundary the flat array has no vectors: the thread kernel computes the same (past
+  // kMaxThreadWindow with a loop of the window's length, which also takes the prefix means of rows
+  // up to max_flat_prefix_row: slow, but exact).
   if (!aligned(p.x) || !aligned(p.out)) {
     if (window <= kMaxThreadWindow) return run_thread_instance<T, BLOCK>(p, stream);
     return run_thread_window<T, BLOCK, kMaxFlatWindow>(p, stream);
   }
-  if (p.cf >= p.T && p.T >= kVec<T> && p.T <= kMaxFlatWindow) return run_flat_prefix<T, BLOCK>(p, stream);
+  if (p.cf >= p.T && p.T >= kVec<T> && p.T <= max_flat_prefix_row(p.dtype)) return run_flat_prefix<T, BLOCK>(p, stream);
   if (window <= kMinFlatWindow) return run_flat_width<T, BLOCK, kMinFlatWindow>(p, stream);
   if (window <= 16) return run_flat_width<T, BLOCK, 16>(p, stream);
   if (window <= 32) return run_flat_width<T, BLOCK, 32>(p, stream);

@@ -33,6 +33,24 @@ constexpr int64_t kMaxFlatWindow = 128;
 // The widest window a per-output unit sums term by term.
 constexpr int64_t max_direct_window(Unit u) { return u == Unit::flat ? kMaxFlatWindow : kMaxThreadWindow; }
 
+// Prefix means (cf >= T) of rows up to this many 16-byte vectors (512 f32 or 1024 16-bit
+// elements) take the flat unit's warp-shared prefix path whatever the window: a warp sums the part
+// of a row before its first vector once, at most this many vectors over its 32 lanes (4 each), so
+// a vector costs at most 1 + 4 loads. Past 128 elements only the scanning units took these rows,
+// at 5.9-7.3 us for rows of 140-360 where the flat unit's shorter code runs near the launch floor
+// (docs/PERF.md, Session 54).
+constexpr int64_t kMaxFlatPrefixVectors = 128;
+constexpr int64_t max_flat_prefix_row(DType dtype) {
+  return kMaxFlatPrefixVectors * (16 / static_cast<int64_t>(dtype_size(dtype)));
+}
+
+// Whether a per-output unit takes the problem: its window within the unit's direct limit, or, for
+// the flat unit, a prefix mean of a row within max_flat_prefix_row.
+constexpr bool per_output_takes(Unit u, int64_t cf, int64_t T, DType dtype) {
+  return std::min(cf, T) <= max_direct_window(u) ||
+         (u == Unit::flat && cf >= T && T <= max_flat_prefix_row(dtype));
+}
+
 // Units with no tiles or segments (one output, or one vector of outputs, per thread).
 constexpr bool per_output_unit(const Config& c) { return c.unit == Unit::thread || c.unit == Unit::flat; }
 
