@@ -28,8 +28,9 @@ enum class Unit {
            // most detail::kMaxThreadWindow): tiny, latency-bound problems, where the scanning
            // kernels' longer code and cross-lane steps cost more than the arithmetic they save
   flat,    // one thread per 16-byte vector of outputs over the flat [B*D*T] array, its window terms
-           // from its own vector and the ones before it (window at most detail::kMaxFlatWindow):
-           // many short rows, whatever T is, with no per-row work item
+           // from its own vector and the ones before it (window at most detail::kMaxFlatWindow,
+           // or prefix means of rows up to detail::max_flat_prefix_row): many short rows,
+           // whatever T is, with no per-row work item
 };
 
 struct Config {
