@@ -10,18 +10,27 @@
 // flat_row (lanes x 4 vectors of 16 bytes: 0.56 per microsecond). block_row's best per byte in
 // flight, over every block_row cell of jagged_sum's sm90 database and test set (session 53),
 // is 2.42 per microsecond (2 KB in flight moving 4.9 GB/s). The bound takes a generous rate:
-// kInFlightPerUs = 8 per microsecond of the bytes in flight, for every row config, capped at
+// kInFlightPerUs = 5 per microsecond of the bytes in flight, for every row config, capped at
 // 100 GB/s (block_row had the flat 100 GB/s until session 53, which let a 128-thread block with
 // 2 KB in flight take a 496 KB row at 11x the best; see the RowBound tests). When the longest row
 // alone at that rate outlasts the whole problem at the copy ceiling plus a launch, the config is
-// passed over. Of the block_row cells it passes over in the session-53 databases
-// (docs/wip/row_bound_cells.py), 1 of jagged_sum's 1658 is within 1.25x of its shape's best.
+// passed over. The rate was 8 in sessions 53-54; 5 (session 55) also passes over block_row on a
+// row of 50-500 KB among few or short others, where each lane's 4 loads in flight make a chain
+// of dependent round trips (jagged_sum B=2 M=299 f16, a row of 115 x 299 values, 69 KB: 36 us
+// for every block_row config, 1.9 GB/s, against nnz_split's 11.6). Scored without a GPU on the
+// committed databases (PERF.md, Session 55), 5 improves fit's cross-validated score of both
+// kernels and all four test sets; 4 and below change more grid picks for the worse. The
+// bound's reference, the whole problem at the copy ceiling plus 5 us, is below the best time
+// of many small shapes, so at 5 some near-best cells are passed over: of the block_row cells it
+// passes over in jagged_sum's database, 9 of 1922 are within 1.25x of their shape's best
+// (docs/wip/row_bound_cells.py; 1 of 1658 at 8), and none of them is the forest's pick there.
 //
 // jagged_mean's feature counts can leave the longest row's columns unread (a count of 0 costs
 // nothing), which the features cannot see; the bound then passes over a row config that would
-// have been fast (27 of jagged_mean's 2219 passed-over block_row cells are within 1.25x). The
-// fitter's scoring routes as the dispatch library does, so the trees and their held-out scores
-// include that cost, and both test sets still improved with it (PERF.md, Session 53).
+// have been fast (57 of the 2529 block_row cells it passes over in jagged_mean's database are
+// within 1.25x; 27 of 2219 at 8). The fitter's scoring routes as the dispatch library does, so
+// the trees and their held-out scores include that cost, and both test sets still improved with
+// it (PERF.md, Sessions 53 and 55).
 //
 // The trees cannot learn this where the grid has no such shape: the peer benchmark's one_huge
 // (B=2048 M=256 bf16, one 200000-element row of 102 MB among 2047 rows of about 1560) fell in a
@@ -47,7 +56,7 @@
 namespace aotune::heuristics {
 
 inline constexpr double kOneBlockBytesPerUs = 100e3;  // 100 GB/s
-inline constexpr double kInFlightPerUs = 8.0;  // a group config's row rate per byte in flight
+inline constexpr double kInFlightPerUs = 5.0;  // a row config's rate per byte in flight, per us
 inline constexpr double kCopyCeilingBytesPerUs = 4.3e6;  // the H200's copy ceiling (BENCH.md)
 inline constexpr double kLaunchUs = 5.0;
 
