@@ -530,5 +530,18 @@ TEST(CliExplain, NamesANonFiniteSizeAsGiven) {
   }
 }
 
+// from_chars reports a number past its type by ec, with ptr past the digits and the value left at
+// 0: B=99999999999999999999 once read as B=0 ("nnz=4 exceeds B*N=0").
+TEST(CliExplain, NamesASizePastInt64AsGivenNotAsZero) {
+  int code = -1;
+  std::string out = aot_runner(
+      "explain --kernel jagged_dense_add --shape 'B=99999999999999999999,N=3,nnz=4' --arch sm90 2>&1", &code);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("B must be an integer, got 1e+20"), std::string::npos) << out;
+  out = aot_runner("explain --kernel jagged_sum --shape 'B=4,M=8,len=1e999' --arch sm90 2>&1", &code);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("'len' must be an integer, got \"1e999\""), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace aotune

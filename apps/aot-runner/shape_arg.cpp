@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <system_error>
 
 #include "kernels/common/errors.h"
 
@@ -12,14 +13,22 @@ namespace aotune::cli {
 
 namespace {
 
-nlohmann::json parse_value(const std::string& text) {
-  int64_t i = 0;
+// Whether from_chars read all of text into a value it could hold: out of range, it still moves
+// ptr past the digits but leaves the value as it was (0), so B=99999999999999999999 would read
+// as B=0 on a ptr check alone.
+template <typename Number>
+bool reads_whole(const std::string& text, Number& value) {
   const char* end = text.data() + text.size();
-  if (!text.empty() && std::from_chars(text.data(), end, i).ptr == end) return i;
-  // from_chars reads "nan" and "inf" too; JSON has no such numbers (they would print as null in
-  // an error), so those stay text and the field's check names them as given.
-  double d = 0;
-  if (!text.empty() && std::from_chars(text.data(), end, d).ptr == end && std::isfinite(d)) return d;
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  return !text.empty() && ptr == end && ec == std::errc{};
+}
+
+nlohmann::json parse_value(const std::string& text) {
+  if (int64_t i = 0; reads_whole(text, i)) return i;
+  // An integer past int64 reads as a double (the field's integer check then names it); one past
+  // double, or "nan" and "inf", which from_chars reads but JSON has no numbers for (they would
+  // print as null in an error), stays text, and the field's check names it as given.
+  if (double d = 0; reads_whole(text, d) && std::isfinite(d)) return d;
   return text;
 }
 
