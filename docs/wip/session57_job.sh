@@ -3,7 +3,8 @@
 # H100 and `tune --resume` refuses another device). Session 56's plan split in two so each call
 # fits the 600 s limit: this one builds the tree as committed, grows both jagged grids
 # (docs/wip/grid_growth_s56.py) and measures only the new shapes (`tune --resume`, never --force),
-# then runs the whole test suite on the GPU. The dense_add A/B
+# after the whole test suite on the GPU (first, so the grown
+# databases do not make the committed header stale under it). The dense_add A/B
 # (docs/wip/dense_add_flat_rows_job.sh) is the second call on the same warm machine.
 # $OUT: grow.log, jagged_mean.json, jagged_sum.json, ctest.log.
 #   bash docs/wip/session57_job.sh
@@ -13,12 +14,12 @@ el() { echo "[$((SECONDS-T0)) s] $*" >> $OUT/grow.log; }
 cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > /tmp/cfg.log 2>&1 \
   && cmake --build $b -j16 > /tmp/build.log 2>&1 || { tail -30 /tmp/cfg.log /tmp/build.log; exit 1; }
 el "build on $(nvidia-smi --query-gpu=name --format=csv,noheader)"
+(cd $b && timeout 300 ctest -j8 --timeout 200 --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?" >> $OUT/ctest.log)
+el "$(grep -E 'tests passed|tests failed' $OUT/ctest.log)"
 python3 docs/wip/grid_growth_s56.py >> $OUT/grow.log 2>&1
 for k in jagged_mean jagged_sum; do
   timeout -s INT 150 $b/aot-runner tune -k $k --resume > /tmp/tune_$k.log 2>&1
   el "tune $k rc=$? $(grep -E 'tuned \(|cannot|error' /tmp/tune_$k.log | tail -2 | tr '\n' ' ')"
   cp configs/sm90/$k.json $OUT/
 done
-(cd $b && timeout 300 ctest -j8 --timeout 200 --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?" >> $OUT/ctest.log)
-el "$(grep -E 'tests passed|tests failed' $OUT/ctest.log)"
 cat $OUT/grow.log; tail -15 $OUT/ctest.log
