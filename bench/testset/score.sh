@@ -4,7 +4,8 @@
 # each test shape was timed on an H100 (bench/testset/README.md), so the slowdown of each pick
 # against the shape's best is looked up, not measured.
 #   bash bench/testset/score.sh [AOT_RUNNER] [KERNEL ...]   (default: build/aot-runner, every kernel the set holds)
-#   TESTSET=bench/testset/seed101 bash bench/testset/score.sh   (the second draw: the jagged reductions)
+#   TESTSET=bench/testset/seed101 bash bench/testset/score.sh   (the second draw: the jagged reductions, causal)
+#   TESTSET=bench/testset/seed102 bash bench/testset/score.sh   (the third: the jagged reductions)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runner=${1:-build/aot-runner}; shift || true
