@@ -1,6 +1,6 @@
-// The one rule a heuristic takes from outside its database: a bandwidth bound on configs that
-// reduce each row inside one thread block or warp (jagged_sum / jagged_mean's block_row,
-// group_row and flat_row).
+// The two rules a heuristic takes from outside its database, both on jagged_sum / jagged_mean:
+// a bandwidth bound on configs that reduce each row inside one thread block or warp (block_row,
+// group_row and flat_row), and nnz_split passed over where most rows are empty (below).
 //
 // Such a config cannot finish before its longest row has streamed through the threads it gives
 // a row. How fast that can go depends on the bytes those threads keep in flight: the fastest any
@@ -88,10 +88,25 @@ inline bool longest_row_past_bound(double max_row_elems, double elem_bytes, doub
   return max_row_elems * elem_bytes / slowest_row_rate_bytes_per_us(m, elem_bytes) > ideal_us(log2_bytes);
 }
 
-// The features the bound reads, looked up by name: `at(i)` gives the i-th (name, value) of n.
+// The second rule, on the other side: nnz_split where most rows are empty. Its blocks take
+// chunks of values entries, and an empty row's zeros are written by the chunk holding the row's
+// start position (kernels/jagged_reduce/jagged_reduce_kernels.cuh, nnz_split_kernel), so where
+// there are fewer values rows than output rows the empty rows' outputs fall to the few blocks
+// at the few positions where rows start: jagged_mean B=4691 M=441 bf16 with 32 values rows (one
+// row) took 1036 us in nnz_split.t256.v1.ca against 15.7 us for block_row.t128.v1 (66x, the
+// worst held-out pick of session 57's cross-validation). Over the eight sm90 jagged databases
+// (both grids and the three test sets, 3138 shapes), where nnz < B / 2 (kNnzSplitMinAvgLen)
+// nnz_split's best is never within 1.13x of the shape's best and reaches 554x; at 0.5 <= nnz / B
+// < 1 it is sometimes the best (PERF.md, Session 57). So nnz_split is passed over there, as a
+// row config past the row bound.
+inline constexpr double kNnzSplitMinAvgLen = 0.5;
+
+inline bool mostly_empty_rows(double nnz, double b) { return b > 0 && nnz >= 0 && nnz < kNnzSplitMinAvgLen * b; }
+
+// The features the bounds read, looked up by name: `at(i)` gives the i-th (name, value) of n.
 // No allocation: the dispatch library reads them on every jagged call.
 struct RowBoundFeatures {
-  double max_row_elems = -1, elem_bytes = -1, log2_bytes = -1, m = -1;
+  double max_row_elems = -1, elem_bytes = -1, log2_bytes = -1, m = -1, b = -1, nnz = -1;
   bool known() const { return max_row_elems >= 0 && elem_bytes > 0 && log2_bytes >= 0 && m > 0; }
 };
 
@@ -104,16 +119,20 @@ RowBoundFeatures row_bound_features_at(std::size_t n, At&& at) {
     if (name == "elem_bytes") f.elem_bytes = value;
     if (name == "log2_bytes") f.log2_bytes = value;
     if (name == "M") f.m = value;
+    if (name == "B") f.b = value;
+    if (name == "nnz") f.nnz = value;
   }
   return f;
 }
 
-// longest_row_past_bound() on a feature list; false for a kernel the bound spares.
+// Whether either bound may pass over a config of this problem (longest_row_past_bound() or
+// mostly_empty_rows()) on a feature list; false for a kernel the bounds spare.
 template <typename At>
 bool longest_row_past_bound_at(std::string_view kernel, std::size_t n, At&& at) {
   if (!has_row_per_block_configs(kernel)) return false;
   const RowBoundFeatures f = row_bound_features_at(n, at);
-  return f.known() && longest_row_past_bound(f.max_row_elems, f.elem_bytes, f.log2_bytes, f.m);
+  return (f.known() && longest_row_past_bound(f.max_row_elems, f.elem_bytes, f.log2_bytes, f.m)) ||
+         mostly_empty_rows(f.nnz, f.b);
 }
 
 // On parallel name and value lists (the fitter's training set).
@@ -185,7 +204,9 @@ inline double row_rate_bytes_per_us(std::string_view kernel, std::string_view id
 // Whether config `id`'s longest row alone, at its rate, outlasts the whole problem at the copy
 // ceiling plus a launch. Implies longest_row_past_bound() on the same features (no config's rate
 // is below the slowest), which the dispatch library checks first.
+// Also true for nnz_split where most rows are empty (mostly_empty_rows()).
 inline bool config_past_row_bound(std::string_view kernel, std::string_view id, const RowBoundFeatures& f) {
+  if (has_row_per_block_configs(kernel) && id.starts_with("nnz_split.") && mostly_empty_rows(f.nnz, f.b)) return true;
   if (!f.known()) return false;
   const double rate = row_rate_bytes_per_us(kernel, id, f.m, f.elem_bytes);
   return rate > 0 && f.max_row_elems * f.elem_bytes / rate > ideal_us(f.log2_bytes);

@@ -331,6 +331,29 @@ TEST(RowBound, PassesOverABlockRowWhoseFewLanesChainTheirRoundTrips) {
   EXPECT_FALSE(heuristics::config_past_row_bound("jagged_sum", "block_row.t512.va", shorter));
 }
 
+// Session 57, cross-validation's worst held-out jagged_mean pick with the max_vec feature: B=4691
+// M=441 one_huge bf16 with 32 values rows (all in one row) took 1036 us in nnz_split.t256.v1.ca,
+// 66x block_row.t128.v1's 15.7 us: nnz_split's empty rows get their zeros from the chunk holding
+// their start, and here that is one block for about 2 million outputs.
+TEST(RowBound, PassesOverNnzSplitWhereMostRowsAreEmpty) {
+  EXPECT_TRUE(heuristics::mostly_empty_rows(32, 4691));
+  EXPECT_TRUE(heuristics::mostly_empty_rows(0, 8));  // every row empty
+  EXPECT_FALSE(heuristics::mostly_empty_rows(2048, 4096));  // nnz = B / 2: nnz_split is sometimes best
+  EXPECT_FALSE(heuristics::mostly_empty_rows(32, 0));
+  const Features f = jagged_reduce::features(DType::bf16, 4691, 441, 32, 32);
+  EXPECT_TRUE(heuristics::longest_row_past_bound("jagged_mean", f));  // the cheap check lets it in
+  for (const char* id : {"nnz_split.t256.v1.ca", "nnz_split.t256.v1.c16384"}) {
+    EXPECT_TRUE(heuristics::config_past_row_bound("jagged_mean", id, f)) << id;
+    EXPECT_TRUE(heuristics::config_past_row_bound("jagged_sum", id, f)) << id;
+  }
+  EXPECT_FALSE(heuristics::config_past_row_bound("jagged_mean", "block_row.t128.v1", f));  // its 28 KB row: 1.6 us
+  EXPECT_FALSE(heuristics::config_past_row_bound("jagged_mean", "flat_split.t256.s16", f));
+  EXPECT_FALSE(heuristics::config_past_row_bound("jagged_dense_add", "nnz_split.t256.v1.ca", f));
+  // Half the rows hold values: nnz_split stays.
+  const Features half = jagged_reduce::features(DType::bf16, 4096, 441, 2048, 32);
+  EXPECT_FALSE(heuristics::config_past_row_bound("jagged_mean", "nnz_split.t256.v1.ca", half));
+}
+
 TEST(RowBound, HoldsWhereTheLongestRowInOneBlockOutlastsTheWholeProblem) {
   // The peer one_huge: 102 MB row (1 ms at 100 GB/s) against 1.73 GB in all (0.41 ms).
   const Features huge = jagged_reduce::features(DType::bf16, 2048, 256, 3376000, 200000);

@@ -434,5 +434,22 @@ TEST(JaggedReduceKernel, RejectsAShapeWithAnUnknownDistribution) {
   }
 }
 
+// max_vec (session 57): the widest vector M allows, within 16 bytes. It replaced m_mod_8, on
+// which no threshold separates odd M from M = 2, 4, 6 mod 8.
+TEST(JaggedReduceFeatures, MaxVecIsTheLargestPowerOfTwoDividingMWithin16Bytes) {
+  const auto max_vec = [](DType dt, int64_t m) {
+    for (const auto& [name, value] : features(dt, 8, m, 8 * 3, 3))
+      if (name == "max_vec") return value;
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(max_vec(DType::f32, 12), 4.0);
+  EXPECT_DOUBLE_EQ(max_vec(DType::f32, 64), 4.0);  // 16 bytes of f32
+  EXPECT_DOUBLE_EQ(max_vec(DType::f16, 64), 8.0);
+  EXPECT_DOUBLE_EQ(max_vec(DType::bf16, 18), 2.0);
+  EXPECT_DOUBLE_EQ(max_vec(DType::f16, 492), 4.0);  // session 56's 2.0x miss: M = 4 mod 8
+  EXPECT_DOUBLE_EQ(max_vec(DType::f32, 441), 1.0);
+  EXPECT_DOUBLE_EQ(max_vec(DType::f16, 0), 8.0);  // no columns: no division, the widest
+}
+
 }  // namespace
 }  // namespace aotune::jagged_reduce
