@@ -4,7 +4,8 @@
 # capture, the Python package), jagged_dense_add's seed-101 test set timed on the committed
 # kernels (the first timing of it ran on session 55's flat_rows patch by mistake: the build kept
 # the patched objects), then the peer benchmark's full grid.
-# $OUT: ship.log, ctest.log, jagged_dense_add.json, testset.tgz, peers.json, peers.svg.
+# $OUT: ship.log, ctest.log, jagged_dense_add.json, testset.tgz, peers.json, peers.svg, PERF_device.md
+# (docs/PERF.md with the peers table rewritten there).
 #   COMMIT=<sha> bash docs/wip/session57_ship_job.sh
 set -u; export PATH=$PATH:/usr/local/cuda/bin
 T0=$SECONDS; b=$(pwd)/build-gpu
@@ -19,5 +20,5 @@ SEED=101 KERNELS=jagged_dense_add DEADLINE=100 bash docs/wip/session52_testset_j
 el "dense_add test set: $(grep -E 'bench jagged_dense_add|heuristic' /tmp/ts.log | tr '\n' ' ')"
 timeout 330 bash bench/peers.sh > /tmp/peers.log 2>&1
 el "peers rc=$? $(tail -3 /tmp/peers.log | tr '\n' ' ')"
-cp docs/peers.svg $OUT/ 2>/dev/null
+cp docs/peers.svg $OUT/ 2>/dev/null; cp docs/PERF.md $OUT/PERF_device.md
 cat $OUT/ship.log
