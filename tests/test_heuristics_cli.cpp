@@ -409,6 +409,22 @@ TEST(CliExplain, TakesAJaggedCallsExactSizes) {
               c["legal"].get<bool>() && heuristics::config_past_row_bound("jagged_sum", cid, features))
         << cid << ": " << c["reason"];
   }
+  // Session 57: one values row among 4691 (66x for nnz_split in a held-out fit). Whatever the
+  // forest ranks, the pick is not nnz_split, and a listed nnz_split candidate names the rule.
+  const auto empty = nlohmann::json::parse(aot_runner(
+      "explain --kernel jagged_mean --shape 'B=4691,M=441,nnz=32,max_len=32,dtype=bf16' --arch sm90 --json",
+      &code));
+  ASSERT_EQ(code, 0);
+  EXPECT_FALSE(empty["config"]["id"].get<std::string>().starts_with("nnz_split.")) << empty["config"];
+  int named = 0;
+  for (const auto& c : empty["leaf_candidates"]) {
+    if (c["id"].get<std::string>().starts_with("nnz_split.") && c["legal"].get<bool>()) {
+      ++named;
+      EXPECT_NE(c["reason"].get<std::string>().find("most rows are empty (nnz=32 < B/2, B=4691)"), std::string::npos)
+          << c["reason"];
+    }
+  }
+  EXPECT_GE(named, 1) << "the shipped forest ranks no legal nnz_split config for this shape any more: pick another";
   // max_len left out: the mean row length rounded up, as the dispatch library takes it.
   const auto even = nlohmann::json::parse(aot_runner(
       "explain --kernel jagged_mean --shape 'B=100,M=64,nnz=1001' --arch sm90 --json", &code));

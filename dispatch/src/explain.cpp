@@ -45,7 +45,7 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
   for (const auto& [name, value] : info.features) x.push_back(value);
   auto legal = [&](uint32_t c) { return c < info.legality.size() && info.legality[c].ok; };
   // As select_config(): past the row bound, configs holding a row in one block or warp too
-  // slowly for it are passed over (heuristics/row_bound.h).
+  // slowly for it are passed over, and nnz_split where most rows are empty (heuristics/row_bound.h).
   const bool bound = heuristics::longest_row_past_bound(kernel.name(), info.features);
   const heuristics::RowBoundFeatures row = heuristics::row_bound_features(info.features);
   auto avoid = [&](uint32_t c) {
@@ -87,10 +87,16 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
       std::string reason = legal(c) ? "" : info.legality[c].reason;
       if (legal(c) && avoid(c)) {
         const double rate = heuristics::row_rate_bytes_per_us(kernel.name(), kernel.config_id(c), row.m, row.elem_bytes);
-        reason = fmt::format(
-            "passed over: the longest row alone, at {:.3g} GB/s through the threads this config gives a "
-            "row, takes longer than the whole problem at the copy ceiling (heuristics/row_bound.h)",
-            rate / 1e3);
+        // A config that spreads rows over blocks has no row rate: the only such rule is nnz_split's.
+        reason = rate > 0
+                     ? fmt::format("passed over: the longest row alone, at {:.3g} GB/s through the threads this "
+                                   "config gives a row, takes longer than the whole problem at the copy ceiling "
+                                   "(heuristics/row_bound.h)",
+                                   rate / 1e3)
+                     : fmt::format("passed over: most rows are empty (nnz={:.0f} < B/2, B={:.0f}), and nnz_split "
+                                   "writes an empty row's zeros from the one block holding its start "
+                                   "(heuristics/row_bound.h)",
+                                   row.nnz, row.b);
       }
       e.leaf_candidates.push_back({kernel.config_id(c), legal(c), reason, predicted.empty() ? 0.0 : predicted[r]});
     }
