@@ -10,7 +10,10 @@
 # KERNELS=jagged_dense_add, about 2 minutes for 404 shapes), then emit.
 #   DEADLINE=360 bash docs/wip/dense_add_flat_rows_job.sh
 set -u; export PATH=$PATH:/usr/local/cuda/bin
-T0=$SECONDS; R=/tmp/s55; mkdir -p $R; b=$(pwd)/build-gpu; DEADLINE=${DEADLINE:-360}
+# Its own build folder: session 57 ran it, then on the same warm machine a job whose
+# scripts/setup.sh reused build-gpu, where the next call's copy of the unpatched sources carried
+# older times than these patched objects, so nothing was rebuilt and the patched kernel was timed.
+T0=$SECONDS; R=/tmp/s55; mkdir -p $R; b=$(pwd)/build-patched; DEADLINE=${DEADLINE:-360}
 el() { echo "[$((SECONDS-T0)) s] $*" | tee -a $R/log; cp $R/log $OUT/check.log; }
 rm -rf out/ab-base && mkdir -p out/ab-base && cp -r apps codegen dispatch heuristics kernels tuner cmake source_hash CMakeLists.txt out/ab-base/
 patch -p1 < docs/wip/dense_add_flat_rows_selects.patch > $R/patch.log 2>&1 || { el "patch failed: $(cat $R/patch.log)"; exit 1; }
