@@ -67,7 +67,9 @@ TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatency
     // M = 2 mod 4 and 4 mod 8, where one narrow vector width is all M allows): `tune --resume`
     // measured them in 27 s / 29 s on one H100, so a whole re-sweep of jagged_sum (1026) or
     // jagged_mean (1078) is about 6 minutes (estimated, not run).
-    EXPECT_LE(a.shapes.size(), 1100u) << name << ": keep a whole sweep near 6 minutes on one GPU";
+    // Session 58 grew each by 36 (docs/wip/grid_growth_s58.py: one_huge at B = 8192 / 65536,
+    // M = 6-16, the huge row 13x len): 9 s per kernel on one H100; jagged_sum 1062, jagged_mean 1114.
+    EXPECT_LE(a.shapes.size(), 1150u) << name << ": keep a whole sweep near 6 minutes on one GPU";
     std::set<std::string> keys;
     std::size_t large = 0, small = 0;
     double biggest = 0;
@@ -89,8 +91,8 @@ TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatency
     // add two more (B=32768 M=4 len 2048, both dtypes): 71 of 559; the M = 64/256 ones four: 75
     // of 574; the M = 1-16 ones four: 79 of 596; the cap-4096 ones four: 83 of 606.
     // Session 49's growths: 90 of 774 (jagged_sum), 95 of 826 (jagged_mean). Session 53's: 98 of
-    // 924, 103 of 976. Session 57's: 116 of 1026, 121 of 1078.
-    EXPECT_LE(large, 125u) << name;
+    // 924, 103 of 976. Session 57's: 116 of 1026, 121 of 1078. Session 58's: 120 of 1062, 125 of 1114.
+    EXPECT_LE(large, 130u) << name;
     EXPECT_GE(small, 30u) << name << ": latency-bound shapes";
     EXPECT_GE(biggest, 0.95e9) << name;
   }
