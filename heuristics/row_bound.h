@@ -201,15 +201,28 @@ inline double row_rate_bytes_per_us(std::string_view kernel, std::string_view id
   return std::min(kOneBlockBytesPerUs, kInFlightPerUs * in_flight);
 }
 
-// Whether config `id`'s longest row alone, at its rate, outlasts the whole problem at the copy
-// ceiling plus a launch. Implies longest_row_past_bound() on the same features (no config's rate
-// is below the slowest), which the dispatch library checks first.
-// Also true for nnz_split where most rows are empty (mostly_empty_rows()).
-inline bool config_past_row_bound(std::string_view kernel, std::string_view id, const RowBoundFeatures& f) {
-  if (has_row_per_block_configs(kernel) && id.starts_with("nnz_split.") && mostly_empty_rows(f.nnz, f.b)) return true;
-  if (!f.known()) return false;
+// Which rule, if any, passes over config `id` of `kernel` on these features.
+enum class PassedOver {
+  no,
+  slow_row,            // its longest row alone, at its rate, outlasts the whole problem at the copy
+                       // ceiling plus a launch (implies longest_row_past_bound(): no config's rate
+                       // is below the slowest, which the dispatch library checks first)
+  mostly_empty_rows,   // nnz_split where most rows are empty (mostly_empty_rows())
+};
+
+inline PassedOver row_bound_rule(std::string_view kernel, std::string_view id, const RowBoundFeatures& f) {
+  if (has_row_per_block_configs(kernel) && id.starts_with("nnz_split.") && mostly_empty_rows(f.nnz, f.b)) {
+    return PassedOver::mostly_empty_rows;
+  }
+  if (!f.known()) return PassedOver::no;
   const double rate = row_rate_bytes_per_us(kernel, id, f.m, f.elem_bytes);
-  return rate > 0 && f.max_row_elems * f.elem_bytes / rate > ideal_us(f.log2_bytes);
+  return rate > 0 && f.max_row_elems * f.elem_bytes / rate > ideal_us(f.log2_bytes) ? PassedOver::slow_row
+                                                                                    : PassedOver::no;
+}
+
+// Whether either rule passes over config `id` (row_bound_rule()).
+inline bool config_past_row_bound(std::string_view kernel, std::string_view id, const RowBoundFeatures& f) {
+  return row_bound_rule(kernel, id, f) != PassedOver::no;
 }
 
 // The features the bound reads, read once for the many configs a walk may check: from a (name,

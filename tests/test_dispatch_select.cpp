@@ -354,6 +354,24 @@ TEST(RowBound, PassesOverNnzSplitWhereMostRowsAreEmpty) {
   EXPECT_FALSE(heuristics::config_past_row_bound("jagged_mean", "nnz_split.t256.v1.ca", half));
 }
 
+// explain names the rule that passed a config over from row_bound_rule(), so each rule must be
+// told apart there, and "no" given exactly where config_past_row_bound() is false.
+TEST(RowBound, NamesWhichRulePassedAConfigOver) {
+  using heuristics::PassedOver;
+  const heuristics::RowBoundFeatures empty_rows =
+      heuristics::row_bound_features(jagged_reduce::features(DType::bf16, 4691, 441, 32, 32));
+  EXPECT_EQ(heuristics::row_bound_rule("jagged_mean", "nnz_split.t256.v1.ca", empty_rows), PassedOver::mostly_empty_rows);
+  EXPECT_EQ(heuristics::row_bound_rule("jagged_mean", "block_row.t128.v1", empty_rows), PassedOver::no);
+  EXPECT_EQ(heuristics::row_bound_rule("jagged_dense_add", "nnz_split.t256.v1.ca", empty_rows), PassedOver::no);
+  // The peer one_huge: block_row's 102 MB row is the slow-row rule's; nnz_split is spared.
+  const heuristics::RowBoundFeatures huge =
+      heuristics::row_bound_features(jagged_reduce::features(DType::bf16, 2048, 256, 3376000, 200000));
+  EXPECT_EQ(heuristics::row_bound_rule("jagged_sum", "block_row.t512.va", huge), PassedOver::slow_row);
+  EXPECT_EQ(heuristics::row_bound_rule("jagged_sum", "nnz_split.t256.v1.ca", huge), PassedOver::no);
+  // Features without the sizes the rules read (another kernel's list): no rule.
+  EXPECT_EQ(heuristics::row_bound_rule("jagged_sum", "block_row.t512.va", heuristics::RowBoundFeatures{}), PassedOver::no);
+}
+
 TEST(RowBound, HoldsWhereTheLongestRowInOneBlockOutlastsTheWholeProblem) {
   // The peer one_huge: 102 MB row (1 ms at 100 GB/s) against 1.73 GB in all (0.41 ms).
   const Features huge = jagged_reduce::features(DType::bf16, 2048, 256, 3376000, 200000);

@@ -86,17 +86,21 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
       const uint32_t c = order[r];
       std::string reason = legal(c) ? "" : info.legality[c].reason;
       if (legal(c) && avoid(c)) {
-        const double rate = heuristics::row_rate_bytes_per_us(kernel.name(), kernel.config_id(c), row.m, row.elem_bytes);
-        // A config that spreads rows over blocks has no row rate: the only such rule is nnz_split's.
-        reason = rate > 0
-                     ? fmt::format("passed over: the longest row alone, at {:.3g} GB/s through the threads this "
-                                   "config gives a row, takes longer than the whole problem at the copy ceiling "
-                                   "(heuristics/row_bound.h)",
-                                   rate / 1e3)
-                     : fmt::format("passed over: most rows are empty (nnz={:.0f} < B/2, B={:.0f}), and nnz_split "
-                                   "writes an empty row's zeros from the one block holding its start "
-                                   "(heuristics/row_bound.h)",
-                                   row.nnz, row.b);
+        switch (heuristics::row_bound_rule(kernel.name(), kernel.config_id(c), row)) {
+          case heuristics::PassedOver::slow_row:
+            reason = fmt::format(
+                "passed over: the longest row alone, at {:.3g} GB/s through the threads this config gives a "
+                "row, takes longer than the whole problem at the copy ceiling (heuristics/row_bound.h)",
+                heuristics::row_rate_bytes_per_us(kernel.name(), kernel.config_id(c), row.m, row.elem_bytes) / 1e3);
+            break;
+          case heuristics::PassedOver::mostly_empty_rows:
+            reason = fmt::format("passed over: most rows are empty (nnz={:.0f} < B/2, B={:.0f}), and nnz_split "
+                                 "writes an empty row's zeros from the one block holding its start "
+                                 "(heuristics/row_bound.h)",
+                                 row.nnz, row.b);
+            break;
+          case heuristics::PassedOver::no: break;  // avoid() and row_bound_rule() read the same rules
+        }
       }
       e.leaf_candidates.push_back({kernel.config_id(c), legal(c), reason, predicted.empty() ? 0.0 : predicted[r]});
     }
