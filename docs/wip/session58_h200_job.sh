@@ -1,6 +1,6 @@
 #!/bin/bash
 # Session 58's H200 call (kind nvidia-h200: issue 6's device; issue 4 asks for the dispatch
-# library's reference results there), after the grid growth was emitted (b26b963): the whole test
+# library's reference results there), after the grid growth and the 16-tree forests were emitted (3194c1b): the whole test
 # suite on the GPU (every kernel config against the float64 reference, the dispatch library
 # through the C++ API, the C ABI, graph capture and the Python package), then the peer
 # benchmark's full grid. $OUT: ship.log, ctest.log, peers.json, peers.svg, PERF_device.md
