@@ -6,12 +6,9 @@
 # benchmark's full grid. $OUT: ship.log, ctest.log, peers.json, peers.svg, PERF_device.md
 # (docs/PERF.md with the peers table rewritten there).
 #   COMMIT=<sha> bash docs/wip/session58_h200_job.sh
-set -u; export PATH=$PATH:/usr/local/cuda/bin
-T0=$SECONDS; b=$(pwd)/build-gpu
-el() { echo "[$((SECONDS-T0)) s] $*" >> $OUT/ship.log; }
-cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > /tmp/cfg.log 2>&1 \
-  && cmake --build $b -j16 > /tmp/build.log 2>&1 || { tail -30 /tmp/cfg.log /tmp/build.log; exit 1; }
-el "build on $(nvidia-smi --query-gpu=name --format=csv,noheader); verify: $($b/aot-runner verify 2>&1 | tail -1)"
+set -u; . docs/wip/job_common.sh; LOG=$OUT/ship.log
+build_gpu || exit 1
+el "verify: $($b/aot-runner verify 2>&1 | tail -1)"
 (cd $b && timeout 230 ctest -j8 --timeout 200 --output-on-failure > $OUT/ctest.log 2>&1; echo "ctest rc=$?" >> $OUT/ctest.log)
 el "$(grep -E 'tests passed|tests failed' $OUT/ctest.log)"
 timeout 300 bash bench/peers.sh > /tmp/peers.log 2>&1

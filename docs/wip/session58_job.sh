@@ -4,12 +4,8 @@
 # jagged grids (docs/wip/grid_growth_s58.py) and measures only the new shapes (`tune --resume`,
 # never --force). $OUT: grow.log, jagged_mean.json, jagged_sum.json.
 #   bash docs/wip/session58_job.sh
-set -u; export PATH=$PATH:/usr/local/cuda/bin
-T0=$SECONDS; b=$(pwd)/build-gpu
-el() { echo "[$((SECONDS-T0)) s] $*" >> $OUT/grow.log; }
-cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > /tmp/cfg.log 2>&1 \
-  && cmake --build $b -j16 --target aot-runner > /tmp/build.log 2>&1 || { tail -30 /tmp/cfg.log /tmp/build.log; exit 1; }
-el "build on $(nvidia-smi --query-gpu=name --format=csv,noheader)"
+set -u; . docs/wip/job_common.sh; LOG=$OUT/grow.log
+build_gpu aot-runner || exit 1
 python3 docs/wip/grid_growth_s58.py >> $OUT/grow.log 2>&1
 for k in jagged_mean jagged_sum; do
   timeout -s INT 150 $b/aot-runner tune -k $k --resume > /tmp/tune_$k.log 2>&1
