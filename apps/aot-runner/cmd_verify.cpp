@@ -2,7 +2,9 @@
 // current: a database per (manifest architecture, kernel), real (not simulated), tuned against the
 // kernel source in this tree, with a measurement for every grid shape and the features this build
 // computes; trees that send no training shape to an illegal config; generated headers equal to
-// what `emit` writes now.
+// what `emit` writes now. --tuning-only stops after the databases: the last two checks refit every
+// heuristic (a cross-validated emit, minutes), which a caller asking only about the databases or
+// the source hashes (the CliVerifyKernelEdit tests) need not pay for.
 #include <fmt/core.h>
 
 #include <filesystem>
@@ -46,6 +48,7 @@ struct VerifyOptions {
   // now (as cmake/SourceHash.cmake does), and the default root of the three folders above.
   std::string source_root;
   bool json = false;
+  bool tuning_only = false;  // skip the refit: no route or generated-header check
   std::size_t max_listed = 20;  // shapes listed per (kernel, arch) before "... and N more"
 };
 
@@ -168,14 +171,16 @@ int run_verify(const VerifyOptions& o) {
     for (const auto& name : manifest.kernels) check_tuning(o, arch, find_kernel(name), hashes.at(std::string(find_kernel(name).name())), problems);
   }
   // One fit serves both checks below (the cross-validated fit is most of verify's time).
-  const bool tuning_ok = problems.empty();
-  std::vector<Problem> generated_problems;
-  std::vector<codegen::ArchHeuristics> built;
-  check_generated(o, generated_problems, built);
-  if (tuning_ok) {
-    for (const auto& h : built) check_routes(h.arch, h, o, problems);
+  if (!o.tuning_only) {
+    const bool tuning_ok = problems.empty();
+    std::vector<Problem> generated_problems;
+    std::vector<codegen::ArchHeuristics> built;
+    check_generated(o, generated_problems, built);
+    if (tuning_ok) {
+      for (const auto& h : built) check_routes(h.arch, h, o, problems);
+    }
+    problems.insert(problems.end(), generated_problems.begin(), generated_problems.end());
   }
-  problems.insert(problems.end(), generated_problems.begin(), generated_problems.end());
 
   // The problems go to stderr in every mode (CI logs show them even with --json); stdout holds the
   // result: the JSON document, or the ok line.
@@ -186,7 +191,9 @@ int run_verify(const VerifyOptions& o) {
   }
   if (!problems.empty()) fmt::print(stderr, "verify: {} problem(s)\n", problems.size());
   if (o.json) {
-    nlohmann::ordered_json out = {{"ok", problems.empty()}, {"problems", nlohmann::json::array()}};
+    nlohmann::ordered_json out = {{"ok", problems.empty()},
+                                  {"headers_checked", !o.tuning_only},
+                                  {"problems", nlohmann::json::array()}};
     out["source_hashes"] = hashes;
     out["source_hashes_from"] = o.source_root.empty() ? "binary" : o.source_root;
     for (const auto& p : problems) {
@@ -194,8 +201,9 @@ int run_verify(const VerifyOptions& o) {
     }
     fmt::print("{}\n", out.dump(2));
   } else if (problems.empty()) {
-    fmt::print("verify: ok — {} kernels x {} architectures tuned, current and complete; generated headers up to date\n",
-               manifest.kernels.size(), manifest.architectures.size());
+    fmt::print("verify: ok — {} kernels x {} architectures tuned, current and complete; {}\n",
+               manifest.kernels.size(), manifest.architectures.size(),
+               o.tuning_only ? "generated headers not checked (--tuning-only)" : "generated headers up to date");
   }
   return problems.empty() ? kOk : kFailure;
 }
@@ -212,8 +220,10 @@ void register_verify(CLI::App& app) {
       "what 'aot-runner emit' writes.\n"
       "Kernel source hashes are those compiled in (cmake/SourceHash.cmake at configure time), or with\n"
       "--source-root those of that tree now (features are always checked against this build's code).\n"
+      "--tuning-only checks the databases alone, in seconds: no refit, so no route or header check.\n"
       "Examples: aot-runner verify --json\n"
-      "          aot-runner verify --source-root /tmp/edited-checkout");
+      "          aot-runner verify --source-root /tmp/edited-checkout\n"
+      "          aot-runner verify --tuning-only   # after tune --resume, before the minutes of emit");
   auto o = std::make_shared<VerifyOptions>();
   cmd->add_option("--configs-dir,--configs", o->configs_dir, "Folder with manifest.json and <arch>/<kernel>.json")->capture_default_str();
   cmd->add_option("--grid-dir", o->grid_dir, "Folder of the shape grids")->capture_default_str();
@@ -221,7 +231,11 @@ void register_verify(CLI::App& app) {
   auto* root = cmd->add_option("--source-root", o->source_root,
                   "Verify the checkout at DIR: hash its kernels/ now (no rebuild needed) and read its "
                   "configs/ and heuristics/generated/ unless given");
-  cmd->add_flag("--json", o->json, "Print {\"ok\": ..., \"problems\": [...], \"source_hashes\": {...}} on stdout");
+  cmd->add_flag("--json", o->json,
+                "Print {\"ok\": ..., \"headers_checked\": ..., \"problems\": [...], \"source_hashes\": {...}} on stdout");
+  cmd->add_flag("--tuning-only", o->tuning_only,
+                "Check the databases only (present, real, current, complete, fresh features); skip refitting the "
+                "heuristics, so neither the trees' routes nor the generated headers are checked");
   cmd->callback([o, root] {
     if (root->count() > 0) {
       if (!std::filesystem::is_directory(o->source_root)) {
