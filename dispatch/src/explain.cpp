@@ -48,9 +48,10 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
   // slowly for it are passed over, and nnz_split where most rows are empty (heuristics/row_bound.h).
   const bool bound = heuristics::longest_row_past_bound(kernel.name(), info.features);
   const heuristics::RowBoundFeatures row = heuristics::row_bound_features(info.features);
-  auto avoid = [&](uint32_t c) {
-    return bound && heuristics::config_past_row_bound(kernel.name(), kernel.config_id(c), row);
+  auto rule = [&](uint32_t c) {
+    return bound ? heuristics::row_bound_rule(kernel.name(), kernel.config_id(c), row) : heuristics::PassedOver::no;
   };
+  auto avoid = [&](uint32_t c) { return rule(c) != heuristics::PassedOver::no; };
   heuristics::HeuristicView view;
   if (h != nullptr && h->features.size() == x.size()) {
     e.arch_used = h->arch;
@@ -85,8 +86,8 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
     for (std::size_t r = 0; r < order.size(); ++r) {
       const uint32_t c = order[r];
       std::string reason = legal(c) ? "" : info.legality[c].reason;
-      if (legal(c) && avoid(c)) {
-        switch (heuristics::row_bound_rule(kernel.name(), kernel.config_id(c), row)) {
+      if (legal(c)) {
+        switch (rule(c)) {
           case heuristics::PassedOver::slow_row:
             reason = fmt::format(
                 "passed over: the longest row alone, at {:.3g} GB/s through the threads this config gives a "
@@ -99,7 +100,7 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
                                  "(heuristics/row_bound.h)",
                                  row.nnz, row.b);
             break;
-          case heuristics::PassedOver::no: break;  // avoid() and row_bound_rule() read the same rules
+          case heuristics::PassedOver::no: break;
         }
       }
       e.leaf_candidates.push_back({kernel.config_id(c), legal(c), reason, predicted.empty() ? 0.0 : predicted[r]});
