@@ -57,7 +57,12 @@ GraphExec end_capture(cudaStream_t stream) {
 }
 
 // Fills `b` with 0xff bytes (NaN in every dtype), so an output the graph failed to write shows.
-void poison(const DeviceBuffer& b) { ASSERT_EQ(cudaMemset(b.get(), 0xff, b.bytes()), cudaSuccess); }
+// Then waits for the default stream (the memset and every upload before it): the graphs replay on
+// non-blocking streams, which do not wait for it.
+void poison(const DeviceBuffer& b) {
+  ASSERT_EQ(cudaMemset(b.get(), 0xff, b.bytes()), cudaSuccess);
+  test::wait_for_default_stream();
+}
 
 std::vector<double> download(const DeviceBuffer& b, std::size_t n, DType dtype) {
   std::vector<std::byte> bytes(n * dtype_size(dtype));
@@ -316,6 +321,7 @@ TEST(DispatchGraphCaptureWorkspace, ACapturedCallGetsZeroedScratchOfItsOwn) {
   ASSERT_NE(exec, nullptr);
   EXPECT_NE(captured, eager);
   ASSERT_EQ(cudaMemset(captured, 0x77, 4096), cudaSuccess);          // dirty it outside the graph
+  test::wait_for_default_stream();                                   // before the replay on `s`
   EXPECT_NE(dispatch::workspace_for(device, s.get(), 1 << 20).get(), nullptr);  // growth frees `eager`
   ASSERT_EQ(cudaGraphLaunch(exec.get(), s.get()), cudaSuccess);
   s.synchronize();

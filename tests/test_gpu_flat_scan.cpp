@@ -104,6 +104,7 @@ TEST(FlatScanTiles, ManyTilesPerBlockAndRowsOverBlocksMatchTheReferenceAndLeaveT
         d_values.upload(values_bytes.data(), values_bytes.size());
         d_offsets.upload(offsets_bytes.data(), offsets_bytes.size());
         d_fc.upload(fc_bytes.data(), fc_bytes.size());
+        test::wait_for_default_stream();  // the uploads land before the launches on `stream`
         const jr::Problem shape{.B = B, .M = M, .nnz = nnz, .dtype = dtype, .index = IndexType::i64};
         std::size_t scratch_bytes = 0;
         for (const auto& c : jr::config_space())

@@ -34,6 +34,7 @@ TEST(TrailingMeanPersistent, UnitsWalkingManyItemsMatchTheReference) {
   const auto x_bytes = encode(x, DType::f32);
   DeviceBuffer d_x(x_bytes.size()), d_out(x_bytes.size());
   d_x.upload(x_bytes.data(), x_bytes.size());
+  test::wait_for_default_stream();  // the uploads land before the launches on `stream`
   CudaStream stream;
 
   // AOTUNE_GPU_TEST_STRIDE=k (compute-sanitizer runs) takes every k-th config only.
