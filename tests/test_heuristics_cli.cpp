@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -88,6 +89,33 @@ TEST(CliFit, TestSetScoresTheFittedModelOnAnotherDatabasesShapes) {
   EXPECT_NE(text.find(fmt::format("test set ({} shapes)", j["shapes"].get<std::size_t>())),
             std::string::npos)
       << text;
+}
+
+// --testset given twice scores the model on both ("testsets", in order; "testset" is the first),
+// and --forest-seed draws another forest from the same shapes.
+TEST(CliFit, SeveralTestSetsAndAnotherForestSeed) {
+  test::TempDir dir;
+  const std::string db = cost_model_jagged_sum_db(dir);
+  const std::string copy = dir / "copy.json";
+  std::filesystem::copy_file(db, copy);
+  const auto j = fit_report(db, fmt::format("--testset {} --testset {}", db, copy));
+  ASSERT_EQ(j["testsets"].size(), 2u) << j.dump(2);
+  EXPECT_EQ(j["testsets"][0]["database"], db);
+  EXPECT_EQ(j["testsets"][1]["database"], copy);
+  EXPECT_EQ(j["testset"], j["testsets"][0]);
+  EXPECT_EQ(j["testsets"][0]["heuristic"], j["testsets"][1]["heuristic"]);  // the same shapes
+  int code = -1;
+  const std::string text = aot_runner(
+      fmt::format("fit --kernel jagged_sum --arch sm90 --db {} --testset {} --testset {}", db, db, copy), &code);
+  EXPECT_EQ(code, 0) << text;
+  EXPECT_NE(text.find(copy), std::string::npos) << text;
+
+  // Another seed: another forest (its held-out score on these shapes differs somewhere), the
+  // default seed's report unchanged when given explicitly.
+  const auto seed0 = fit_report(db, "--forest-seed 0");
+  EXPECT_EQ(seed0["heldout_forest"], j["heldout_forest"]);
+  const auto seed1 = fit_report(db, "--forest-seed 1");
+  EXPECT_NE(seed1["heldout_forest"], j["heldout_forest"]);
 }
 
 // A test set of another kernel, or one measured on other kernel code, is refused before the fit.
