@@ -18,8 +18,7 @@ std::string offsets_error(const std::vector<int64_t>& offsets, IndexType type, i
   const auto bytes = encode_index(offsets, type);
   DeviceBuffer d(bytes.size());
   d.upload(bytes.data(), bytes.size());
-  // A pageable cudaMemcpy may return before its DMA lands; the check runs on a non-blocking stream.
-  AOTUNE_CUDA_CHECK(cudaDeviceSynchronize());
+  test::wait_for_default_stream();  // the upload lands before the check on a non-blocking stream
   CudaStream s;
   try {
     check_offsets_on_device(d.get(), type, static_cast<int64_t>(offsets.size()) - 1, nnz, limit, "N", s.get());
@@ -51,7 +50,7 @@ TEST(DeviceFeatureCountsCheck, NamesTheCountOutsideZeroToM) {
   DeviceBuffer d_off(off.size()), d_fc(fc.size());
   d_off.upload(off.data(), off.size());
   d_fc.upload(fc.data(), fc.size());
-  AOTUNE_CUDA_CHECK(cudaDeviceSynchronize());
+  test::wait_for_default_stream();
   jagged_reduce::Problem p;
   p.op = jagged_reduce::Op::mean;
   p.B = 2;
