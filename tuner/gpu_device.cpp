@@ -1,6 +1,7 @@
 #include "tuner/gpu_device.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "kernels/common/cuda_check.h"
 
@@ -133,7 +134,14 @@ std::unique_ptr<ShapeRunner> GpuDevice::prepare(const TunableKernel& kernel,
                                                 const GridShape& shape) {
   AOTUNE_CUDA_CHECK(
       cudaSetDevice(ordinal_));  // the current device is per thread: inputs may be built on another
-  return std::make_unique<GpuShapeRunner>(*this, kernel.make_workload(shape.spec));
+  auto workload = kernel.make_workload(shape.spec);
+  // The workload's uploads are pageable cudaMemcpy calls on the legacy default stream, which may
+  // return with the last copy still in flight. check() launches on that stream too, so it is
+  // ordered after them, and every config is checked before it is timed (sweep.cpp); this wait
+  // makes the inputs whole before anything else could touch them, with no such reasoning. It
+  // lives here, not in WorkloadBase, because kernels/common is in every kernel's source hash.
+  AOTUNE_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+  return std::make_unique<GpuShapeRunner>(*this, std::move(workload));
 }
 
 bool GpuDevice::context_lost() {

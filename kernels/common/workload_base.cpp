@@ -14,12 +14,10 @@ PlacedBuffer upload_placed(const void* host, std::size_t bytes, std::size_t misa
   PlacedBuffer b;
   b.storage = DeviceBuffer(bytes + misalign_bytes + 16);  // +16: never a zero-byte allocation
   b.ptr = static_cast<char*>(b.storage.get()) + misalign_bytes;
-  // Known race, to fix with the next re-sweep of every kernel (this folder is in each kernel's
-  // source hash; comments are not): a pageable cudaMemcpy returns once the bytes are staged, its
-  // copy to the device possibly still in flight on the default stream, which the non-blocking
-  // timing stream does not wait for; likewise the scratch cudaMemset in workspace(). The fix is a
-  // cudaStreamSynchronize(nullptr) after each. The GPU tests had the same pattern and read a NaN
-  // poison once (session 59, docs/PERF.md); no sweep has recorded a failed check from it.
+  // A pageable cudaMemcpy returns once the bytes are staged, the copy to the device possibly still
+  // in flight on the legacy default stream (likewise workspace()'s cudaMemset). The tuner orders
+  // both before any timed launch: GpuDevice::prepare() waits for that stream after building the
+  // workload, and a config's first launch is its check() on that stream (tuner/gpu_device.cpp).
   if (bytes > 0) AOTUNE_CUDA_CHECK(cudaMemcpy(b.ptr, host, bytes, cudaMemcpyHostToDevice));
   return b;
 }
