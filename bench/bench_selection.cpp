@@ -289,8 +289,8 @@ void BM_ForestCostsCompiledJaggedSum(benchmark::State& state) {
       for (int32_t c = 0; c < view.num_configs; ++c) cost[c] = 0;
       for (int32_t t = 0; t < view.num_trees; ++t) {
         const TreeNode* tree = view.nodes + view.roots[t];
-        const int32_t* values = view.leaf_values + tree[hs::find_leaf(tree, x)].left;
-        for (int32_t c = 0; c < view.num_configs; ++c) cost[c] += values[c];
+        const uint16_t* values = view.leaf_values + tree[hs::find_leaf(tree, x)].left;
+        for (int32_t c = 0; c < view.num_configs; ++c) cost[c] += hs::leaf_cost(values[c]);
       }
     } else {
       hs::forest_costs(view, x, cost);

@@ -9,6 +9,8 @@
 #include <string>
 
 #include "codegen/config_bindings.h"
+#include "heuristics/fit.h"
+#include "heuristics/leaf_cost_text.h"
 #include "kernels/common/errors.h"
 
 namespace aotune::codegen {
@@ -57,7 +59,8 @@ void banner_for(const KernelEntry& k, const std::string& arch, std::string& out)
         k.config_ids.size(), k.model.depth(), s.max_depth, s.min_leaf);
     if (s.forest_geomean > 0) {
       out += fmt::format(
-          "//   (a forest held out at {:.4f}: not 0.5 % better, so the tree ships)\n", s.forest_geomean);
+          "//   (a forest held out at {:.4f}: not {:g} % better, so the tree ships)\n", s.forest_geomean,
+          100.0 * (1.0 - heuristics::kForestMargin));
     }
   }
   (void)arch;
@@ -81,15 +84,6 @@ std::string leaf_comment(const KernelEntry& k, const heuristics::TreeNode& n) {
         (r ? ", " : "") + k.config_ids[k.model.leaf_configs[static_cast<std::size_t>(n.left + r)]];
   }
   return "leaf: " + ids;
-}
-
-// A forest leaf: its cheapest config (the costs themselves are in leaf_values).
-std::string forest_leaf_comment(const KernelEntry& k, const heuristics::TreeNode& n) {
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < k.config_ids.size(); ++i)
-    if (k.model.leaf_values[static_cast<std::size_t>(n.left) + i] < k.model.leaf_values[static_cast<std::size_t>(n.left) + best])
-      best = i;
-  return "leaf: cheapest " + k.config_ids[best];
 }
 
 void kernel_struct(const KernelEntry& k, std::string& out) {
@@ -117,17 +111,28 @@ void kernel_struct(const KernelEntry& k, std::string& out) {
   if (k.model.is_forest()) {
     out += "  // A forest: tree t starts at roots[t], its child indices relative to that root; a leaf\n";
     out += "  // (feature -1) holds the configs' predicted costs at leaf_values[left .. left + right),\n";
-    out += "  // summed over the trees, cheapest first.\n";
+    out += "  // summed over the trees, cheapest first (16-bit, heuristics/tree_node.h leaf_cost()).\n";
   } else {
     out += "  // A leaf (feature -1) ranks leaf_configs[left .. left + right), best first.\n";
   }
   out += fmt::format("  static constexpr std::array<aotune::heuristics::TreeNode, {}> tree = {}",
                      k.model.nodes.size(), k.model.nodes.empty() ? "{};\n" : "{{\n");
+  std::size_t next_tree = 0;
   for (std::size_t i = 0; i < k.model.nodes.size(); ++i) {
     const heuristics::TreeNode& n = k.model.nodes[i];
+    if (k.model.is_forest()) {
+      // A forest's tens of thousands of nodes go without a comment each (`aot-runner explain`
+      // prints a shape's path through every tree); each tree's first node names the tree.
+      std::string comment;
+      if (next_tree < k.model.roots.size() && static_cast<std::size_t>(k.model.roots[next_tree]) == i)
+        comment = fmt::format("  // tree {}", next_tree++);
+      out += fmt::format("      {{{}, {}, {}, {}}},{}\n", n.feature, n.left, n.right, double_literal(n.threshold),
+                         comment);
+      continue;
+    }
     const std::string comment =
         heuristics::is_leaf(n)
-            ? (k.model.is_forest() ? forest_leaf_comment(k, n) : leaf_comment(k, n))
+            ? leaf_comment(k, n)
             : fmt::format("{} < {:.6g} ? {} : {}", k.features[static_cast<std::size_t>(n.feature)],
                           n.threshold, n.left, n.right);
     out += fmt::format("      {{{}, {}, {}, {}}},  // {}: {}\n", n.feature, n.left, n.right,
@@ -146,26 +151,24 @@ void kernel_struct(const KernelEntry& k, std::string& out) {
       "config.\n";
   out += fmt::format("  static constexpr std::array<std::uint16_t, {}> fallback = {};\n",
                      k.model.fallback.size(), u16_array(k.model.fallback));
-  // One line for short arrays; a leaf's costs per line for leaf_values.
-  auto i32_array = [](const std::vector<int32_t>& v, std::size_t per_line) {
-    std::string s = "{";
-    if (per_line == 0) {
-      for (std::size_t i = 0; i < v.size(); ++i) fmt::format_to(std::back_inserter(s), "{}{}", i ? ", " : "", v[i]);
-      return s + "}";
-    }
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      if (i % per_line == 0) s += "\n     ";
-      // format_to, not " " + std::to_string(): GCC 12 warns (-Wstringop-overflow) on that
-      // inlined concatenation, and a forest's tables are a few hundred thousand numbers.
-      fmt::format_to(std::back_inserter(s), " {},", v[i]);
-    }
-    return s + (v.empty() ? "}" : "\n  }");
-  };
-  out += "  // Forest only (empty for one tree): each tree's first node, and the leaves' costs.\n";
-  out += fmt::format("  static constexpr std::array<std::int32_t, {}> roots = {};\n", k.model.roots.size(),
-                     i32_array(k.model.roots, 0));
-  out += fmt::format("  static constexpr std::array<std::int32_t, {}> leaf_values = {};\n",
-                     k.model.leaf_values.size(), i32_array(k.model.leaf_values, std::max<std::size_t>(k.config_ids.size(), 1)));
+  out += "  // Forest only (empty for one tree): each tree's first node, and the leaves' 16-bit costs\n";
+  out += "  // (heuristics/tree_node.h leaf_cost()), three characters each (heuristics/leaf_cost_text.h),\n";
+  out += "  // a leaf's costs per line.\n";
+  std::string roots = "{";
+  for (std::size_t i = 0; i < k.model.roots.size(); ++i)
+    fmt::format_to(std::back_inserter(roots), "{}{}", i ? ", " : "", k.model.roots[i]);
+  out += fmt::format("  static constexpr std::array<std::int32_t, {}> roots = {}}};\n", k.model.roots.size(), roots);
+  out += fmt::format("  static constexpr std::size_t num_leaf_values = {};\n", k.model.leaf_values.size());
+  // A char array, not a std::string_view: that would measure the literal with a constexpr strlen,
+  // past GCC's constexpr loop limit for a forest's megabytes.
+  out += "  static constexpr char leaf_values[] =";
+  if (k.model.leaf_values.empty()) out += " \"\"";
+  const std::size_t per_line = std::max<std::size_t>(k.config_ids.size(), 1);
+  for (std::size_t i = 0; i < k.model.leaf_values.size(); ++i) {
+    if (i % per_line == 0) out += i ? "\"\n      \"" : "\n      \"";
+    out += heuristics::encode_leaf_cost(k.model.leaf_values[i]);
+  }
+  out += k.model.leaf_values.empty() ? ";\n" : "\";\n";
   out += "};\n\n";
 }
 

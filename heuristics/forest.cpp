@@ -5,6 +5,8 @@
 #include <numeric>
 #include <random>
 
+#include <fmt/format.h>
+
 #include "heuristics/config_subset.h"
 #include "heuristics/decision_tree.h"
 #include "heuristics/row_bound.h"
@@ -48,15 +50,17 @@ struct Grower {
   int32_t leaf(const std::vector<std::size_t>& rows, const std::vector<int64_t>& sum) {
     const auto at = static_cast<int32_t>(tree->size());
     tree->push_back({-1, static_cast<int32_t>(out->leaf_values.size()), static_cast<int32_t>(num_cols), 0.0});
-    const auto n = static_cast<int64_t>(rows.size());
+    const int64_t units = static_cast<int64_t>(rows.size()) * kLeafCostUnit;
     for (std::size_t k = 0; k < num_cols; ++k) {
-      int64_t value = (sum[k] + n / 2) / n;  // targets are >= 0: rounds half up
+      // Targets are >= 0 and at most the clip (<= kMaxLeafCostLn): this rounds half up and stays
+      // under kLeafCostFailed.
+      uint16_t value = static_cast<uint16_t>((sum[k] + units / 2) / units);
       for (const std::size_t r : rows)
         if (failed[r * num_cols + k]) {
-          value += kFailedInLeaf;
+          value = kLeafCostFailed;
           break;
         }
-      out->leaf_values.push_back(static_cast<int32_t>(value));
+      out->leaf_values.push_back(value);
     }
     return at;
   }
@@ -140,7 +144,10 @@ struct Grower {
 Forest fit_forest(const TrainingSet& ts, std::span<const std::size_t> rows,
                   std::vector<std::size_t> configs, const ForestOptions& options) {
   if (options.max_depth < 0) throw InvalidArgument("forest max_depth must be >= 0");
-  if (!(options.clip > 0)) throw InvalidArgument("forest clip must be > 0");
+  if (!(options.clip > 0) || options.clip > kMaxLeafCostLn)
+    throw InvalidArgument(fmt::format("forest clip {} is not in (0, {}]: a leaf's 16-bit cost holds ln slowdowns up "
+                                      "to {}",
+                                      options.clip, kMaxLeafCostLn, kMaxLeafCostLn));
   std::sort(configs.begin(), configs.end());
   configs.erase(std::unique(configs.begin(), configs.end()), configs.end());
   if (configs.size() > 65535) throw InvalidArgument("forest: too many configs for 16-bit positions");

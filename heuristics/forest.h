@@ -38,12 +38,11 @@ enum class ForestConfigs : uint8_t {
 };
 
 struct ForestOptions {
-  // 16 since session 58 (8 before): on the seven test sets of the three forest kernels it moved
-  // the geomean by -0.4 % on average (five better, up to 1.5 %; two worse, up to 0.5 %), as
-  // session 55 had measured; the header grew from 12.6 to 19.1 MB (its object 7.3 s and 754 MB
-  // to compile, from 6.6 s and 622 MB) and a jagged_sum walk from about 0.6 to 1.0 us
-  // (PERF.md, Session 58).
-  std::size_t trees = 16;
+  // 32 since session 60 (16 from session 58, 8 before). Over three forest seeds on the jagged
+  // kernels' three test sets, 32 trees moved the mean geomean by -0.26 % (jagged_sum) and -0.37 %
+  // (jagged_mean) and narrowed the seeds' spread; 16-bit leaf costs (tree_node.h) keep the header
+  // about the size 16 trees of 32-bit costs had (PERF.md, Session 60).
+  std::size_t trees = 32;
   int max_depth = 12;
   std::size_t min_leaf = 1;  // fewest training shapes on either side of a split (sklearn's default 1)
   uint64_t seed = 0;
@@ -51,6 +50,7 @@ struct ForestOptions {
   // is equally useless, and unclipped tails would pull every split toward them. Illegal and
   // failed cells train at the clip too, so they never look attractive. On the jagged databases
   // 0.7 and 1.0 hold out within 0.2 % of 1.5, 2.0 and 3.0 up to 0.6 % worse (PERF.md, Session 46).
+  // At most kMaxLeafCostLn (tree_node.h), the largest a 16-bit leaf cost holds.
   double clip = 1.5;
   ForestConfigs configs = ForestConfigs::all;
 };
@@ -63,15 +63,14 @@ struct Forest {
   // A leaf's `left` is the offset of its configs.size() values in leaf_values.
   std::vector<TreeNode> nodes;
   std::vector<int32_t> roots;
-  // Mean clipped ln slowdown per config over the leaf's training shapes, in millionths; a config
-  // that failed (broken, not illegal) on any of them gets kFailedInLeaf added, so a training shape
-  // is never sent to a config that failed on it while another ranks without that mark.
-  std::vector<int32_t> leaf_values;
+  // Mean clipped ln slowdown per config over the leaf's training shapes, in kLeafCostUnit
+  // millionths (tree_node.h, rounded half up); kLeafCostFailed for a config that failed (broken,
+  // not illegal) on any of them, so a training shape is never sent to a config that failed on it
+  // while another ranks without that mark.
+  std::vector<uint16_t> leaf_values;
 
   std::size_t num_trees() const { return roots.size(); }
 };
-
-inline constexpr int32_t kFailedInLeaf = 1'000'000'000;
 
 // Grows the forest on `rows`, predicting `configs` (config-space indices; sorted and deduplicated
 // here). Empty rows or configs give a forest with no trees.

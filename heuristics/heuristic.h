@@ -20,7 +20,7 @@ struct Heuristic {
   // A forest (HeuristicView's num_trees > 0) when roots is not empty: nodes holds every tree, each
   // tree's child indices relative to its root, leaves indexing num_configs costs in leaf_values.
   std::vector<int32_t> roots;
-  std::vector<int32_t> leaf_values;
+  std::vector<uint16_t> leaf_values;  // 16-bit costs (tree_node.h, leaf_cost())
 
   bool is_forest() const { return !roots.empty(); }
 

@@ -42,11 +42,30 @@ struct HeuristicView {
   // A forest instead of one tree (num_trees > 0; heuristics/forest.h): `nodes` holds every tree,
   // tree t starting at roots[t] with child indices relative to that root, and a leaf's `left` is
   // the offset of its num_configs predicted costs in leaf_values (`leaf_configs` is unused). The
-  // configs are ranked by their costs summed over the trees, cheapest first.
+  // configs are ranked by their costs summed over the trees (leaf_cost()), cheapest first.
   const int32_t* roots = nullptr;
   int32_t num_trees = 0;
-  const int32_t* leaf_values = nullptr;
+  const uint16_t* leaf_values = nullptr;
 };
+
+// A forest leaf's predicted cost of a config is 16 bits: its mean clipped ln slowdown in units of
+// kLeafCostUnit millionths (1/20000), or kLeafCostFailed where the config failed (broken, not
+// illegal) on a training shape of the leaf. 16 bits, not 32, halve the largest tables a header
+// carries (a jagged forest's costs are 62 per leaf, about 14000 leaves for 16 trees); a step of
+// 5e-5 in ln slowdown is far below the timing noise (about 1e-2). The largest cost, 65534 units,
+// is ln 3.28: the forest's clip is at most kMaxLeafCostLn.
+inline constexpr int64_t kLeafCostUnit = 50;
+inline constexpr uint16_t kLeafCostFailed = 0xFFFF;
+inline constexpr double kMaxLeafCostLn = 3.0;
+// What a failed mark adds to a config's summed cost: more than every other tree's costs together,
+// so a shape is never sent to a config that failed on a training shape like it while another
+// config ranks without that mark.
+inline constexpr int64_t kFailedLeafPenalty = int64_t{1} << 40;
+
+// The cost a leaf value adds to its config's sum, in kLeafCostUnit millionths of ln slowdown.
+constexpr int64_t leaf_cost(uint16_t value) {
+  return value == kLeafCostFailed ? kFailedLeafPenalty : int64_t{value};
+}
 
 // The most configs a forest ranks: its costs and order live on the stack of every dispatch call.
 inline constexpr int32_t kMaxForestConfigs = 128;
@@ -87,8 +106,8 @@ constexpr void forest_costs(const HeuristicView& h, const double* features, int6
       }
     }
     for (int32_t l = 0; l < lanes; ++l) {
-      const int32_t* values = h.leaf_values + tree[l][at[l]].left;
-      for (int32_t i = 0; i < k; ++i) cost[i] += values[i];
+      const uint16_t* values = h.leaf_values + tree[l][at[l]].left;
+      for (int32_t i = 0; i < k; ++i) cost[i] += leaf_cost(values[i]);
     }
   }
 }

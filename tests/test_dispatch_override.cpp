@@ -102,10 +102,10 @@ TEST(HeuristicOverride, ATreeThatCouldLoopIsRejected) {
 // rank), so the forest ranks as the tree's leaves did.
 nlohmann::json as_forest(nlohmann::json k) {
   const std::size_t configs = k["configs"].size();
-  std::vector<int32_t> values;
+  std::vector<uint16_t> values;
   for (auto& node : k["tree"]) {
     if (node["feature"].get<int32_t>() >= 0) continue;
-    std::vector<int32_t> cost(configs, 1'000'000);
+    std::vector<uint16_t> cost(configs, 60'000);
     for (int32_t r = 0; r < node["right"].get<int32_t>(); ++r)
       cost[k["leaf_configs"][node["left"].get<std::size_t>() + static_cast<std::size_t>(r)].get<std::size_t>()] = r;
     node["left"] = values.size();
@@ -138,6 +138,19 @@ TEST(HeuristicOverride, AForestLoadsAndOneWhoseTablesDoNotFitIsRejected) {
   j["kernels"][0]["leaf_values"].erase(j["kernels"][0]["leaf_values"].size() - 1);
   tuner::write_file_atomically(file, j.dump());
   expect_compiled_stays(dir / "json", "forest leaf");
+  // Costs are 16 bits: a file of 32-bit costs (format 1, before session 60) is refused by name,
+  // not wrapped into other numbers.
+  j["kernels"][0] = as_forest(emitted["kernels"][0]);
+  j["kernels"][0]["leaf_values"][3] = 1'500'000;
+  tuner::write_file_atomically(file, j.dump());
+  expect_compiled_stays(dir / "json", "leaf_values[3] is 1500000, not a 16-bit cost");
+  j["kernels"][0]["leaf_values"][3] = -1;
+  tuner::write_file_atomically(file, j.dump());
+  expect_compiled_stays(dir / "json", "leaf_values[3] is -1");
+  j["kernels"][0] = as_forest(emitted["kernels"][0]);
+  j["format"] = "aotune-heuristic/1";
+  tuner::write_file_atomically(file, j.dump());
+  expect_compiled_stays(dir / "json", "format 'aotune-heuristic/1' is not aotune-heuristic/2");
 }
 
 TEST(HeuristicOverride, FeaturesThatDifferFromTheKernelsAreRejected) {

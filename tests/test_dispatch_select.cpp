@@ -197,7 +197,7 @@ TEST(DispatchSelect, TheEnvironmentTurnsTheSelectionLogOn) {
 // A jagged_sum forest of two trees over the same 4 configs as sm90_store(): tree 0 splits on
 // M < 64 (left: group_row.t128.v4.s1 cheapest, then .v1; right: block_row.t256.v8, then .v1),
 // tree 1 is one leaf adding `bias` to every config's cost.
-KernelHeuristic sum_forest(std::vector<int32_t> bias) {
+KernelHeuristic sum_forest(std::vector<uint16_t> bias) {
   int32_t m = 0;
   KernelHeuristic h = sum_heuristic(&m);
   h.nodes = {{m, 1, 2, 64.0}, {-1, 0, 4, 0.0}, {-1, 4, 4, 0.0}, {-1, 8, 4, 0.0}};

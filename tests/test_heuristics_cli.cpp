@@ -230,11 +230,11 @@ TEST(CliFit, ForestTreesAddTheForestsHeldOutScoresAndRejectBadCounts) {
   EXPECT_EQ(plain["model"], "tree");
   const auto j = fit_report(db, "--repeats 2 --forest-trees 4 --forest-configs all");
   // The tree's scores do not move; heldout is the shipped model's, the forest only where it holds
-  // out 0.5 % better on draw 0.
+  // out 1 % better on draw 0 (kForestMargin).
   EXPECT_EQ(j["heldout_tree"], plain["heldout"]);
   EXPECT_EQ(j["heldout_tree_repeated"], plain["heldout_repeated"]);
   const bool forest = j["heldout_forest"]["geomean_slowdown"].get<double>() <=
-                      j["heldout_tree"]["geomean_slowdown"].get<double>() * 0.995;
+                      j["heldout_tree"]["geomean_slowdown"].get<double>() * 0.99;
   EXPECT_EQ(j["model"], forest ? "forest" : "tree");
   EXPECT_EQ(j["heldout"]["geomean_slowdown"], (forest ? j["heldout_forest"] : j["heldout_tree"])["geomean_slowdown"]);
   EXPECT_EQ(j["heldout_forest"]["trees"].get<int>(), 4);

@@ -12,6 +12,7 @@
 
 #include "heuristics/fit.h"
 #include "heuristics/forest.h"
+#include "kernels/common/errors.h"
 #include "tests/heuristics_test_support.h"
 
 namespace aotune::heuristics {
@@ -129,6 +130,39 @@ TEST(Forest, NeverRoutesATrainingShapeToAnIllegalOrFailedConfig) {
   for (std::size_t row = 0; row < ts.num_shapes(); ++row) EXPECT_TRUE(ts.is_legal(row, held.choices[row].config));
 }
 
+TEST(Forest, LeafCostsAre16BitMeansOfTheClippedLnSlowdown) {
+  // One leaf over two shapes: slowdowns (1, 2, 100, failed) and (1, 3, 100, 1), so the costs are
+  // the means of ln 1, ln 2 | ln 3, the clip (ln 100 > 1.5) and the failed mark, in units of
+  // kLeafCostUnit millionths, rounded half up.
+  TrainingSet ts = empty_training_set({"x"}, 4);
+  add_shape(ts, "a", {1.0}, {1.0, 2.0, 100.0, -1.0}, std::vector<bool>{true, true, true, true});
+  add_shape(ts, "b", {1.0}, {1.0, 3.0, 100.0, 1.0}, std::vector<bool>{true, true, true, true});
+  ASSERT_EQ(ts.kind_at(0, 3), CellKind::broken);
+  const Forest forest = fit_all(ts, all_configs(1));
+  ASSERT_EQ(forest.nodes.size(), 1u);
+  const auto mean_units = [](double ln_a, double ln_b) {
+    const int64_t sum = log_cost_of(std::exp(ln_a)) + log_cost_of(std::exp(ln_b));
+    return static_cast<uint16_t>((sum + kLeafCostUnit) / (2 * kLeafCostUnit));
+  };
+  EXPECT_EQ(forest.leaf_values,
+            (std::vector<uint16_t>{0, mean_units(std::log(2.0), std::log(3.0)), 30'000, kLeafCostFailed}));
+  EXPECT_EQ(forest.leaf_values[1], 17'918);  // ln 6 / 2 = 0.895880 = 17917.6 units of 5e-5
+  // The mark outweighs every cost of every other tree; the walk ranks the failed config last.
+  EXPECT_EQ(leaf_cost(kLeafCostFailed), kFailedLeafPenalty);
+  EXPECT_GT(kFailedLeafPenalty, int64_t{65'534} * 100'000);
+  const double x[] = {1.0};
+  EXPECT_EQ(forest_ranking(forest, x), (std::vector<uint16_t>{0, 1, 2, 3}));
+  // A clip past what 16 bits hold is refused by name.
+  ForestOptions wide = all_configs(1);
+  wide.clip = 3.5;
+  try {
+    (void)fit_all(ts, wide);
+    FAIL() << "a clip of 3.5 was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("forest clip 3.5 is not in (0, 3]"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Forest, HeldOutChoicesNeverComeFromAForestThatSawTheShape) {
   // c0 is best on every shape but one, whose feature alone is large and where only c2 is fast:
   // no other shape teaches c2, so only a forest trained on that shape picks it.
@@ -187,7 +221,7 @@ TEST(Forest, LockstepWalkSumsTheLeavesOneTreeAtATimeWouldReach) {
     for (const int32_t root : forest.roots) {
       const TreeNode* tree = &forest.nodes[static_cast<std::size_t>(root)];
       for (std::size_t c = 0; c < 5; ++c)
-        want[c] += forest.leaf_values[static_cast<std::size_t>(tree[find_leaf(tree, x)].left) + c];
+        want[c] += leaf_cost(forest.leaf_values[static_cast<std::size_t>(tree[find_leaf(tree, x)].left) + c]);
     }
     forest_costs(view, x, got.data());
     ASSERT_EQ(got, want) << "query " << q;
@@ -198,7 +232,7 @@ TEST(Forest, ChooseConfigTakesTheRankingLazilyWithTiesToTheLowerPosition) {
   // One tree, one leaf: costs 5, 3, 3, 5 rank positions 1, 2, 0, 3.
   const TreeNode nodes[] = {{-1, 0, 4, 0.0}};
   const int32_t roots[] = {0};
-  const int32_t values[] = {5, 3, 3, 5};
+  const uint16_t values[] = {5, 3, 3, 5};
   const uint32_t config_index[] = {10, 11, 12, 13};
   const uint16_t fallback[] = {3};
   HeuristicView v;

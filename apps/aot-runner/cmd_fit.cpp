@@ -182,7 +182,7 @@ void register_fit(CLI::App& app) {
                   "Trees of the forest (heuristics/forest.h) scored next to the single tree by the "
                   "same nested cross-validation, on the same fold draws (heldout_forest, heldout_tree; "
                   "with --repeats also *_repeated). The model reported under heldout (and shipped by "
-                  "emit, which uses the default) is the forest where it holds out at least 0.5 % "
+                  "emit, which uses the default) is the forest where it holds out at least 1 % "
                   "better on the first draw, else the tree. 0: the tree only")
       ->capture_default_str()
       ->check([](const std::string& v) -> std::string {
@@ -206,9 +206,9 @@ void register_fit(CLI::App& app) {
   cmd->add_option(
          "--forest-clip", args->forest_clip,
          "Training targets' ln slowdown is clipped here (1.5: e^1.5 = 4.5x); illegal and failed "
-         "cells train at the clip")
+         "cells train at the clip (at most 3: a leaf's 16-bit cost holds ln 3.28)")
       ->capture_default_str()
-      ->check(CLI::Range(0.01, 20.0));
+      ->check(CLI::Range(0.01, heuristics::kMaxLeafCostLn));
   cmd->add_option("--forest-configs", args->forest_configs,
                   "Configs the forest predicts and may pick: 'all' (the whole config space, or the "
                   "subset where it has more than 128 configs) or 'subset' (fitted on each fold's "

@@ -3,11 +3,13 @@
 #include <fmt/core.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "aotune/arch_fallback.h"
 #include "aotune/heuristic_store.h"
 #include "dispatch/src/kernel_heuristic_check.h"
+#include "heuristics/leaf_cost_text.h"
 // Absent only in a tree where the generated files were deleted to rebuild aot-runner after a
 // kernel change broke them (the aggregates no longer compile); `aot-runner emit` recreates them.
 #if __has_include("heuristics/generated/heuristic_archs.h")
@@ -46,7 +48,11 @@ void add_kernel(std::vector<KernelHeuristic>& out, std::vector<std::string>* war
       h.leaf_configs.assign(Tables::leaf_configs.begin(), Tables::leaf_configs.end());
       h.fallback.assign(Tables::fallback.begin(), Tables::fallback.end());
       h.roots.assign(Tables::roots.begin(), Tables::roots.end());
-      h.leaf_values.assign(Tables::leaf_values.begin(), Tables::leaf_values.end());
+      const std::string_view costs(Tables::leaf_values, sizeof(Tables::leaf_values) - 1);  // less the NUL
+      if (!heuristics::decode_leaf_costs(costs, h.leaf_values) || h.leaf_values.size() != Tables::num_leaf_values) {
+        throw InvalidArgument(fmt::format("its leaf_values text ({} characters) is not {} costs of {} characters",
+                                          costs.size(), Tables::num_leaf_values, heuristics::kLeafCostChars));
+      }
       resolve_and_check(h, find_kernel(h.kernel));
       out.push_back(std::move(h));
     } catch (const Error& e) {

@@ -73,14 +73,15 @@ Explanation explain(const HeuristicStore& store, const TunableKernel& kernel,
         const int32_t leaf = walk_tree(*h, static_cast<int32_t>(t), h->roots[t], x, e);
         e.forest_leaves.push_back(leaf);
         const auto offset = static_cast<std::size_t>(h->nodes[static_cast<std::size_t>(leaf)].left);
-        for (std::size_t i = 0; i < k; ++i) cost[i] += h->leaf_values[offset + i];
+        for (std::size_t i = 0; i < k; ++i) cost[i] += heuristics::leaf_cost(h->leaf_values[offset + i]);
       }
       std::vector<uint16_t> ranked(k);
       heuristics::rank_costs(cost.data(), static_cast<int32_t>(k), ranked.data());
       for (const uint16_t p : ranked) {
         order.push_back(h->configs[p]);
-        // Costs are ln slowdowns in millionths, summed over the trees.
-        predicted.push_back(std::exp(static_cast<double>(cost[p]) / 1e6 / static_cast<double>(h->roots.size())));
+        // Costs are ln slowdowns in kLeafCostUnit millionths, summed over the trees.
+        predicted.push_back(std::exp(static_cast<double>(cost[p] * heuristics::kLeafCostUnit) / 1e6 /
+                                     static_cast<double>(h->roots.size())));
       }
     }
     for (std::size_t r = 0; r < order.size(); ++r) {

@@ -16,7 +16,7 @@ namespace aotune::dispatch {
 
 namespace {
 
-constexpr const char* kFormat = "aotune-heuristic/1";
+constexpr const char* kFormat = "aotune-heuristic/2";  // 2: 16-bit forest leaf costs
 
 KernelHeuristic kernel_from_json(const nlohmann::json& k, int arch, const std::string& path) {
   KernelHeuristic h;
@@ -33,7 +33,18 @@ KernelHeuristic kernel_from_json(const nlohmann::json& k, int arch, const std::s
   h.fallback = k.at("fallback").get<std::vector<uint16_t>>();
   // A forest's tables; absent in files written before forests (one tree: both empty).
   if (k.contains("roots")) h.roots = k.at("roots").get<std::vector<int32_t>>();
-  if (k.contains("leaf_values")) h.leaf_values = k.at("leaf_values").get<std::vector<int32_t>>();
+  if (k.contains("leaf_values")) {
+    // nlohmann's get<uint16_t> would wrap a larger number silently.
+    const auto& values = k.at("leaf_values");
+    if (!values.is_array()) throw InvalidArgument(fmt::format("{}: leaf_values is not an array", h.kernel));
+    h.leaf_values.reserve(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (!values[i].is_number_unsigned() || values[i].get<uint64_t>() > 0xFFFF)
+        throw InvalidArgument(fmt::format("{}: leaf_values[{}] is {}, not a 16-bit cost (0 to 65535)", h.kernel, i,
+                                          values[i].dump()));
+      h.leaf_values.push_back(values[i].get<uint16_t>());
+    }
+  }
   return h;
 }
 
@@ -49,7 +60,9 @@ std::vector<KernelHeuristic> load_heuristic_file(const std::string& path) {
     const nlohmann::json j = nlohmann::json::parse(text.str());
     if (j.at("format").get<std::string>() != kFormat) {
       throw InvalidArgument(
-          fmt::format("format '{}' is not {}", j.at("format").get<std::string>(), kFormat));
+          fmt::format("format '{}' is not {} (another aotune version wrote it: regenerate it with `aot-runner emit "
+                      "--json`)",
+                      j.at("format").get<std::string>(), kFormat));
     }
     const int arch = parse_arch_name(j.at("arch").get<std::string>());
     for (const auto& k : j.at("kernels")) {

@@ -29,7 +29,7 @@ struct KernelHeuristic {
   // A forest when roots is not empty (heuristics/tree_node.h, HeuristicView): each tree's first
   // node in `nodes`, and the leaves' predicted costs, configs.size() per leaf.
   std::vector<int32_t> roots;
-  std::vector<int32_t> leaf_values;
+  std::vector<uint16_t> leaf_values;  // 16-bit costs (heuristics/tree_node.h, leaf_cost())
   // Set by the HeuristicStore that holds it, unique in the process (never reused, even after the
   // store is gone): the key of the dispatch library's per-thread forest memo. 0: not in a store.
   uint64_t uid = 0;
