@@ -85,10 +85,14 @@ struct ReduceCall {
     for (std::size_t i = 1; i < offsets.size(); ++i) m = std::max(m, offsets[i] - offsets[i - 1]);
     return m;
   }
+  // Every upload is waited for here, so no caller can launch on a non-blocking stream before it
+  // lands (gpu_test_support.h): the eager call below once read a half-uploaded row (session 60,
+  // about one run in ten under --gtest_repeat on an H100).
   void draw_values(std::mt19937_64& rng) {
     values = random_values(static_cast<std::size_t>(nnz() * M), dtype, rng);
     const auto bytes = encode(values, dtype);
     d_values.upload(bytes.data(), bytes.size());
+    test::wait_for_default_stream();
   }
   jagged_reduce::Problem problem() const {
     return {.op = op, .B = B, .M = M, .nnz = nnz(), .dtype = dtype, .index = IndexType::i64,

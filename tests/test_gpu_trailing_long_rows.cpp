@@ -47,6 +47,7 @@ TEST(TrailingMeanLongRows, ThreadAndFlatPastTwoToThe31MatchTheWindowCounts) {
   for (std::size_t off = 0; off < bytes; off += ones.size() * sizeof(uint16_t)) {
     x.upload(ones.data(), std::min(ones.size() * sizeof(uint16_t), bytes - off), off);
   }
+  test::wait_for_default_stream();  // the launches below run on a non-blocking stream
   ctm::Problem p;
   p.B = 1;
   p.D = 1;
