@@ -79,8 +79,10 @@ inline constexpr int32_t kMaxForestConfigs = 128;
 // and a shape's comparisons, which no branch predictor can learn across calls with varied shapes,
 // cost no mispredictions. The walk per tree reaches the same leaf as find_leaf(). On the committed
 // jagged_sum forest it took 0.55-0.75x the time of 8 find_leaf() walks for shapes varying call to
-// call, and the same for one shape repeated (PERF.md, Selection speed, session 23).
-inline constexpr int32_t kForestLanes = 8;
+// call, and the same for one shape repeated (PERF.md, Selection speed, session 23). 16 lanes
+// since the forests grew to 32 trees (session 60): `choose_config` on the jagged_sum forest took
+// 2.3-2.4 us against 3.0-3.2 with 8, the forest's costs for a repeated shape 1.9-2.0 against 2.5.
+inline constexpr int32_t kForestLanes = 16;
 
 constexpr void forest_costs(const HeuristicView& h, const double* features, int64_t* cost) {
   const int32_t k = h.num_configs;
