@@ -1,20 +1,5 @@
 #!/bin/bash
-# Session 59's last device call when little device time is left: build the test binary and the
-# libraries only, run the GPU tests of the dispatch library through the header at COMMIT (C++ API,
-# C ABI, graph capture) and of the GPU tests changed this session once, then the graph-capture
-# tests over and over until DEADLINE (seconds from the start). Every log goes to $OUT as it is
-# written, so a call cut at its limit still brings back what ran.
+# Session 59's lean device call, now session 60's job with session 59's filter and cap.
 #   DEADLINE=<s> bash docs/wip/session59_lean_job.sh
-set -u; . docs/wip/job_common.sh; LOG=$OUT/lean.log
-build_gpu aotune_tests aotune || exit 1
-t=$b/tests/aotune_tests
-timeout 60 $t --gtest_filter='*DispatchGpu*:*CApi*:*GraphCapture*:*NnzSplit*:*FlatScan*:*TrailingPersistent*' \
-  > $OUT/gpu.log 2>&1
-el "gpu tests rc=$? $(grep -E '^\[  (PASSED|FAILED)  \]' $OUT/gpu.log | tr '\n' ' ')"
-left=$(( ${DEADLINE:-200} - (SECONDS - T0) ))
-if [ "$left" -gt 10 ]; then
-  timeout $left $t --gtest_filter='*GraphCapture*' --gtest_repeat=1000 > /tmp/repeat.log 2>&1
-  el "repeat: $(grep -c '^\[  PASSED  \]' /tmp/repeat.log) rounds passed, $(grep -c '^\[  FAILED  \]' /tmp/repeat.log) failed lines in $left s"
-  grep -E "Failure|got " /tmp/repeat.log | head -20 >> $LOG
-fi
-cat $LOG
+FILTER='*DispatchGpu*:*CApi*:*GraphCapture*:*NnzSplit*:*FlatScan*:*TrailingPersistent*' ONCE_S=60 \
+  exec bash docs/wip/session60_lean_job.sh
