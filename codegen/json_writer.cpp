@@ -1,5 +1,6 @@
 #include "codegen/json_writer.h"
 
+#include "heuristics/tree_node.h"
 #include "tuner/json_text.h"
 
 namespace aotune::codegen {
@@ -66,7 +67,7 @@ ordered_json kernel_json(const KernelEntry& k) {
 
 ordered_json to_json(const ArchHeuristics& h) {
   ordered_json j;
-  j["format"] = kHeuristicFormat;
+  j["format"] = heuristics::kHeuristicFileFormat;
   j["arch"] = h.arch;
   j["generated_by"] = emit_command(h.arch);
   ordered_json kernels = ordered_json::array();

@@ -9,8 +9,6 @@
 
 namespace aotune::codegen {
 
-inline constexpr const char* kHeuristicFormat = "aotune-heuristic/2";  // 2: 16-bit forest leaf costs
-
 nlohmann::ordered_json to_json(const ArchHeuristics& h);
 std::string render_json(const ArchHeuristics& h);
 

@@ -62,6 +62,11 @@ inline constexpr double kMaxLeafCostLn = 3.0;
 // config ranks without that mark.
 inline constexpr int64_t kFailedLeafPenalty = int64_t{1} << 40;
 
+// The "format" of the JSON heuristics `emit --json` writes (codegen/json_writer.cpp) and the
+// dispatch library reads from AOTUNE_HEURISTIC_DIR (dispatch/src/heuristic_file.cpp): one string
+// for both, so a change of the tables (2: these 16-bit leaf costs) bumps writer and reader alike.
+inline constexpr const char* kHeuristicFileFormat = "aotune-heuristic/2";
+
 // The cost a leaf value adds to its config's sum, in kLeafCostUnit millionths of ln slowdown.
 constexpr int64_t leaf_cost(uint16_t value) {
   return value == kLeafCostFailed ? kFailedLeafPenalty : int64_t{value};

@@ -9,14 +9,13 @@
 #include "aotune/arch_fallback.h"
 #include "aotune/heuristic_store.h"
 #include "dispatch/src/kernel_heuristic_check.h"
+#include "heuristics/tree_node.h"
 #include "kernels/common/errors.h"
 #include "kernels/common/registry.h"
 
 namespace aotune::dispatch {
 
 namespace {
-
-constexpr const char* kFormat = "aotune-heuristic/2";  // 2: 16-bit forest leaf costs
 
 KernelHeuristic kernel_from_json(const nlohmann::json& k, int arch, const std::string& path) {
   KernelHeuristic h;
@@ -58,11 +57,11 @@ std::vector<KernelHeuristic> load_heuristic_file(const std::string& path) {
   std::vector<KernelHeuristic> out;
   try {
     const nlohmann::json j = nlohmann::json::parse(text.str());
-    if (j.at("format").get<std::string>() != kFormat) {
+    if (j.at("format").get<std::string>() != heuristics::kHeuristicFileFormat) {
       throw InvalidArgument(
           fmt::format("format '{}' is not {} (another aotune version wrote it: regenerate it with `aot-runner emit "
                       "--json`)",
-                      j.at("format").get<std::string>(), kFormat));
+                      j.at("format").get<std::string>(), heuristics::kHeuristicFileFormat));
     }
     const int arch = parse_arch_name(j.at("arch").get<std::string>());
     for (const auto& k : j.at("kernels")) {
