@@ -148,7 +148,7 @@ void register_fit(CLI::App& app) {
       "Examples: aot-runner fit --kernel jagged_sum --arch sm90 --json\n"
       "          aot-runner fit --kernel jagged_sum --repeats 10   # held-out over 10 fold draws\n"
       "          aot-runner fit --kernel jagged_mean --draw 1 --worst 20 --json   # draw 1's worst picks\n"
-      "          aot-runner fit --kernel jagged_sum --repeats 10 --forest-trees 8   # tree vs a forest of 8 (16 by default)\n"
+      "          aot-runner fit --kernel jagged_sum --repeats 10 --forest-trees 8   # tree vs a forest of 8 (32 by default)\n"
       "          aot-runner fit --kernel jagged_mean --testset bench/testset/sm90/jagged_mean.json   # out of grid\n"
       "          aot-runner fit --kernel jagged_mean --forest-seed 1 --testset A.json --testset B.json   # another forest draw");
   // clang-format on
