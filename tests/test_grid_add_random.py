@@ -74,8 +74,10 @@ class GridAddRandom(ScriptTestCase):
         path = self.grid()
         for args, needle in ((["--seed", "1"], "--seed 1 is one of the test draws"),
                              (["--seed", "2"], "--seed 2"),
-                             (["--seed", "100"], "--seed 100 is one of the test draws (1, 2, 3, 100, 101)"),
+                             (["--seed", "100"], "--seed 100 is one of the test draws (1, 2, 3, 4, 100, 101, 102)"),
                              (["--seed", "101"], "--seed 101 is one of the test draws"),
+                             (["--seed", "102"], "--seed 102 is one of the test draws"),
+                             (["--seed", "4"], "--seed 4 is one of the test draws"),
                              (["--count", "0"], "--count must be at least 1, got 0"),
                              (["--seed", "-3"], "--seed must be at least 0, got -3")):
             r = self.run_script("jagged_sum", "--grid", path, *args)
