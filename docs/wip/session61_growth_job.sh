@@ -9,7 +9,7 @@
 # sweep continues in the next call (copy the returned databases into configs/sm90 first).
 #   DEADLINE=<s> [KERNELS='k1 k2'] bash docs/wip/session61_growth_job.sh
 set -u; . docs/wip/job_common.sh; LOG=$OUT/growth.log
-KERNELS=${KERNELS:-jagged_mean jagged_sum jagged_dense_add causal_trailing_mean}
+KERNELS=${KERNELS:-jagged_mean jagged_dense_add causal_trailing_mean jagged_sum}  # by measured gain per device second
 for k in $KERNELS; do python3 scripts/grid_add_random.py $k --count 240 --seed 50 | head -1 >> $LOG; cp configs/grids/$k.json $OUT/grid_$k.json; done
 build_gpu aot-runner || exit 1
 for k in $KERNELS; do
