@@ -19,6 +19,7 @@
 #include "heuristics/forest.h"
 #include "heuristics/kernel_features.h"
 #include "heuristics/tree_node.h"
+#include "kernels/causal_trailing_mean/causal_trailing_mean.h"
 #include "kernels/common/registry.h"
 
 namespace {
@@ -244,18 +245,36 @@ std::vector<std::vector<double>> random_jagged_features() {
   return xs;
 }
 
+// 1024 causal_trailing_mean feature vectors of random sizes (B 1-256, D 1-2048, T 1-65536, window
+// 1-1024, bf16 or f32), in the heuristic's feature order.
+std::vector<std::vector<double>> random_causal_features() {
+  std::mt19937_64 rng(5);
+  std::vector<std::vector<double>> xs;
+  for (int i = 0; i < 1024; ++i) {
+    const int64_t B = int64_t{1} << (rng() % 9), D = int64_t{1} << (rng() % 12);
+    const int64_t T = int64_t{1} << (rng() % 17), cf = int64_t{1} << (rng() % 11);
+    std::vector<double> x;
+    for (const auto& [name, value] :
+         aotune::causal_trailing_mean::features(rng() % 2 ? aotune::DType::bf16 : aotune::DType::f32, B, D, T, cf))
+      x.push_back(value);
+    xs.push_back(std::move(x));
+  }
+  return xs;
+}
+
 // The committed heuristic's own evaluation (choose_config on its tables, every config legal) over
-// those calls' features: for jagged_sum a forest, so this is the forest's cost in dispatch.
-void BM_ChooseConfigCompiledJaggedSum(benchmark::State& state) {
+// 1024 random calls' features: a forest for jagged_sum and (since session 61)
+// causal_trailing_mean, so this is the forest's cost in dispatch for a shape the memo misses.
+void choose_config_compiled(benchmark::State& state, const char* kernel,
+                            const std::vector<std::vector<double>>& xs) {
   const auto store = aotune::dispatch::current_store();
-  const aotune::dispatch::KernelHeuristic* h = store->find("jagged_sum", 90);
+  const aotune::dispatch::KernelHeuristic* h = store->find(kernel, 90);
   if (h == nullptr) {
-    state.SkipWithError("no compiled sm90 heuristic for jagged_sum");
+    state.SkipWithError(fmt::format("no compiled sm90 heuristic for {}", kernel).c_str());
     return;
   }
   const auto view = h->view();
-  const std::vector<std::vector<double>> xs = random_jagged_features();
-  const auto space = static_cast<uint32_t>(aotune::find_kernel("jagged_sum").num_configs());
+  const auto space = static_cast<uint32_t>(aotune::find_kernel(kernel).num_configs());
   std::size_t i = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(aotune::heuristics::choose_config(
@@ -264,7 +283,16 @@ void BM_ChooseConfigCompiledJaggedSum(benchmark::State& state) {
   state.counters["trees"] = static_cast<double>(view.num_trees);
   state.counters["nodes"] = static_cast<double>(view.num_nodes);
 }
+
+void BM_ChooseConfigCompiledJaggedSum(benchmark::State& state) {
+  choose_config_compiled(state, "jagged_sum", random_jagged_features());
+}
 BENCHMARK(BM_ChooseConfigCompiledJaggedSum);
+
+void BM_ChooseConfigCompiledCausal(benchmark::State& state) {
+  choose_config_compiled(state, "causal_trailing_mean", random_causal_features());
+}
+BENCHMARK(BM_ChooseConfigCompiledCausal);
 
 // The committed jagged_sum forest's cost sums alone, two ways: range(0) 0 walks each tree on its
 // own with find_leaf (session 22's code, kept here as the reference), 1 is forest_costs (the

@@ -72,7 +72,10 @@ TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatency
     // Session 59 grew each by 32 (docs/wip/grid_growth_s59.py: uncapped power-law rows at
     // B = 16384 / 65536, M = 1-8): 32 s (jagged_sum) and 82 s (jagged_mean) on one H100;
     // jagged_sum 1094, jagged_mean 1146.
-    EXPECT_LE(a.shapes.size(), 1200u) << name << ": keep a whole sweep near 6 minutes on one GPU";
+    // Session 61 grew each by 240 random draws (scripts/grid_add_random.py --count 240 --seed 50):
+    // 49 s per kernel on one H100; jagged_sum 1334, jagged_mean 1386, so a whole re-sweep is about
+    // 7 minutes (estimated, not run), still one device call.
+    EXPECT_LE(a.shapes.size(), 1450u) << name << ": keep a whole sweep near 7 minutes on one GPU";
     std::set<std::string> keys;
     std::size_t large = 0, small = 0;
     double biggest = 0;
@@ -95,8 +98,8 @@ TEST(ShapeGrid, DefaultGridsExpandDeterministicallyToAtLeast150ShapesFromLatency
     // of 574; the M = 1-16 ones four: 79 of 596; the cap-4096 ones four: 83 of 606.
     // Session 49's growths: 90 of 774 (jagged_sum), 95 of 826 (jagged_mean). Session 53's: 98 of
     // 924, 103 of 976. Session 57's: 116 of 1026, 121 of 1078. Session 58's: 120 of 1062, 125 of 1114.
-    // Session 59's: 123 of 1094, 130 of 1146.
-    EXPECT_LE(large, 140u) << name;
+    // Session 59's: 123 of 1094, 130 of 1146. Session 61's random draws: 138 of 1334, 144 of 1386.
+    EXPECT_LE(large, 160u) << name;
     EXPECT_GE(small, 30u) << name << ": latency-bound shapes";
     EXPECT_GE(biggest, 0.95e9) << name;
   }

@@ -182,7 +182,7 @@ void register_fit(CLI::App& app) {
                   "Trees of the forest (heuristics/forest.h) scored next to the single tree by the "
                   "same nested cross-validation, on the same fold draws (heldout_forest, heldout_tree; "
                   "with --repeats also *_repeated). The model reported under heldout (and shipped by "
-                  "emit, which uses the default) is the forest where it holds out at least 1 % "
+                  "emit, which uses the default) is the forest where it holds out at least 0.75 % "
                   "better on the first draw, else the tree. 0: the tree only")
       ->capture_default_str()
       ->check([](const std::string& v) -> std::string {
