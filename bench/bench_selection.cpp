@@ -245,17 +245,29 @@ std::vector<std::vector<double>> random_jagged_features() {
   return xs;
 }
 
-// 1024 causal_trailing_mean feature vectors of random sizes (B 1-256, D 1-2048, T 1-65536, window
-// 1-1024, bf16 or f32), in the heuristic's feature order.
-std::vector<std::vector<double>> random_causal_features() {
+// 1024 causal_trailing_mean calls of random sizes (B 1-256, D 1-2048, T 1-65536, window 1-1024,
+// bf16 or f32), on made-up addresses (selection never reads them).
+std::vector<aotune::causal_trailing_mean::Problem> random_causal_calls() {
   std::mt19937_64 rng(5);
+  std::vector<aotune::causal_trailing_mean::Problem> calls(1024);
+  for (aotune::causal_trailing_mean::Problem& p : calls) {
+    p.B = int64_t{1} << (rng() % 9);
+    p.D = int64_t{1} << (rng() % 12);
+    p.T = int64_t{1} << (rng() % 17);
+    p.cf = int64_t{1} << (rng() % 11);
+    p.dtype = rng() % 2 ? aotune::DType::bf16 : aotune::DType::f32;
+    p.x = reinterpret_cast<const void*>(std::uintptr_t{1} << 20);
+    p.out = reinterpret_cast<void*>(std::uintptr_t{1} << 40);
+  }
+  return calls;
+}
+
+// Those calls' feature vectors, in the heuristic's feature order.
+std::vector<std::vector<double>> random_causal_features() {
   std::vector<std::vector<double>> xs;
-  for (int i = 0; i < 1024; ++i) {
-    const int64_t B = int64_t{1} << (rng() % 9), D = int64_t{1} << (rng() % 12);
-    const int64_t T = int64_t{1} << (rng() % 17), cf = int64_t{1} << (rng() % 11);
+  for (const auto& p : random_causal_calls()) {
     std::vector<double> x;
-    for (const auto& [name, value] :
-         aotune::causal_trailing_mean::features(rng() % 2 ? aotune::DType::bf16 : aotune::DType::f32, B, D, T, cf))
+    for (const auto& [name, value] : aotune::causal_trailing_mean::features(p.dtype, p.B, p.D, p.T, p.cf))
       x.push_back(value);
     xs.push_back(std::move(x));
   }
@@ -341,6 +353,18 @@ void BM_HostDispatchJaggedSumCompiledVaried(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_HostDispatchJaggedSumCompiledVaried);
+
+// The same for causal_trailing_mean, whose heuristic is a forest since session 61 (a tree of
+// tens of nanoseconds before).
+void BM_HostDispatchCausalCompiledVaried(benchmark::State& state) {
+  const auto calls = random_causal_calls();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const auto store = aotune::dispatch::current_store();
+    benchmark::DoNotOptimize(aotune::dispatch::select_causal_trailing_mean(*store, calls[i++ & 1023], 90));
+  }
+}
+BENCHMARK(BM_HostDispatchCausalCompiledVaried);
 
 void BM_FeaturesJaggedSum(benchmark::State& state) {
   for (auto _ : state) {

@@ -51,7 +51,7 @@ struct HeuristicView {
 // A forest leaf's predicted cost of a config is 16 bits: its mean clipped ln slowdown in units of
 // kLeafCostUnit millionths (1/20000), or kLeafCostFailed where the config failed (broken, not
 // illegal) on a training shape of the leaf. 16 bits, not 32, halve the largest tables a header
-// carries (a jagged forest's costs are 62 per leaf, about 28000 leaves for 32 trees); a step of
+// carries (a jagged forest's costs are 62 per leaf, about 32000 leaves for 32 trees); a step of
 // 5e-5 in ln slowdown is far below the timing noise (about 1e-2). The largest cost, 65534 units,
 // is ln 3.28: the forest's clip is at most kMaxLeafCostLn.
 inline constexpr int64_t kLeafCostUnit = 50;
