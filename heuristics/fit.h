@@ -19,7 +19,7 @@ namespace aotune::heuristics {
 enum class ModelChoice : uint8_t { tree, best };
 
 // A forest ships only when it holds out at least 0.75 % better than the tree in geomean: it costs
-// selection time (about 2 us against tens of ns on a shape not seen before, PERF.md "Selection
+// selection time (3-4 us against tens of ns on a shape not seen before, PERF.md "Selection
 // speed") and megabytes of tables, so a near tie keeps the tree. The margin sits between the
 // cases the test sets (random shapes, every config timed) have judged: causal_trailing_mean's
 // 32-tree forest held out 0.55 % better than its tree in session 60 and scored 0.3-0.4 % worse on
