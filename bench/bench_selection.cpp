@@ -366,6 +366,19 @@ void BM_HostDispatchCausalCompiledVaried(benchmark::State& state) {
 }
 BENCHMARK(BM_HostDispatchCausalCompiledVaried);
 
+// Three of those shapes called in turn, as a model's layers with three (D, cf) pairs would: the
+// per-thread memo keeps a heuristic's last four shapes (session 61; one before), so the forest is
+// walked once per shape instead of on every call.
+void BM_HostDispatchCausalCompiledInTurn(benchmark::State& state) {
+  const auto calls = random_causal_calls();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const auto store = aotune::dispatch::current_store();
+    benchmark::DoNotOptimize(aotune::dispatch::select_causal_trailing_mean(*store, calls[i++ % 3], 90));
+  }
+}
+BENCHMARK(BM_HostDispatchCausalCompiledInTurn);
+
 void BM_FeaturesJaggedSum(benchmark::State& state) {
   for (auto _ : state) {
     benchmark::DoNotOptimize(

@@ -232,6 +232,20 @@ TEST(DispatchSelect, TheForestMemoChoosesAsAFreshWalkWould) {
   EXPECT_EQ(id_of(select_jagged_reduce(store, sum_problem(256), 20, 90)), "block_row.t256.v8");
 }
 
+// The memo keeps a heuristic's last four distinct shapes: shapes called in turn, fewer than the
+// ways and more (each replacing the oldest), choose as fresh walks do every time.
+TEST(DispatchSelect, TheForestMemoChoosesAsAFreshWalkWouldForShapesCalledInTurn) {
+  const HeuristicStore store({sum_forest({0, 0, 0, 0})});
+  for (const std::vector<int64_t>& widths :
+       {std::vector<int64_t>{32, 256, 16}, std::vector<int64_t>{16, 32, 48, 128, 256, 512}}) {
+    for (int round = 0; round < 3; ++round)
+      for (const int64_t m : widths)
+        EXPECT_EQ(id_of(select_jagged_reduce(store, sum_problem(m), 20, 90)),
+                  m < 64 ? "group_row.t128.v4.s1" : "block_row.t256.v8")
+            << "M=" << m << ", round " << round;
+  }
+}
+
 // The peer benchmark's one_huge row (B=2048 M=256 bf16, one row of 200000 among rows of ~1560):
 // the committed tree once sent it to block_row.t512 (5.4 ms; nnz_split 0.57 ms).
 TEST(DispatchSelect, PassesOverRowPerBlockConfigsPastTheOneBlockRowBound) {

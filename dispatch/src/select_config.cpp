@@ -51,22 +51,32 @@ const std::vector<std::string>& config_ids(const TunableKernel& kernel) {
 
 const int64_t* memoized_forest_costs(const KernelHeuristic& h, const heuristics::HeuristicView& view,
                                      const double* x, std::size_t n) {
-  // One entry per heuristic, direct-mapped by uid: a store's heuristics have consecutive uids, so
-  // up to kSlots kernels x architectures called in turn on one thread never evict each other.
+  // A set of kWays entries per heuristic, direct-mapped by uid: a store's heuristics have
+  // consecutive uids, so up to kSlots kernels x architectures called in turn on one thread never
+  // evict each other. The ways keep a heuristic's last kWays distinct shapes (the oldest filled
+  // is replaced first), so a model whose layers call one kernel with two to four shapes in turn
+  // (a causal_trailing_mean per (D, cf) pair, say) walks its forest once per shape, not per call
+  // (PERF.md, Session 61). 8 x 4 x 1.1 KB of thread-local storage.
   struct Entry {
     uint64_t uid = 0;
     std::array<double, kMaxFeatures> x{};
     std::array<int64_t, heuristics::kMaxForestConfigs> cost{};
   };
-  constexpr std::size_t kSlots = 8;
-  thread_local std::array<Entry, kSlots> memo;
-  Entry& e = memo[h.uid % kSlots];
+  constexpr std::size_t kSlots = 8, kWays = 4;
+  struct Set {
+    std::array<Entry, kWays> ways{};
+    std::size_t next = 0;  // the way to fill on the next miss
+  };
+  thread_local std::array<Set, kSlots> memo;
+  Set& set = memo[h.uid % kSlots];
   // Bitwise: the same bits walk to the same leaves (a NaN included); -0.0 against 0.0 only misses.
-  if (e.uid != h.uid || std::memcmp(e.x.data(), x, n * sizeof(double)) != 0) {
-    heuristics::forest_costs(view, x, e.cost.data());
-    std::memcpy(e.x.data(), x, n * sizeof(double));
-    e.uid = h.uid;
-  }
+  for (Entry& e : set.ways)
+    if (e.uid == h.uid && std::memcmp(e.x.data(), x, n * sizeof(double)) == 0) return e.cost.data();
+  Entry& e = set.ways[set.next];
+  set.next = (set.next + 1) % kWays;
+  heuristics::forest_costs(view, x, e.cost.data());
+  std::memcpy(e.x.data(), x, n * sizeof(double));
+  e.uid = h.uid;
   return e.cost.data();
 }
 

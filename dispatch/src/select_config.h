@@ -33,8 +33,8 @@ void warn_untuned_once(std::string_view kernel, int device_arch, const Heuristic
 [[noreturn]] void throw_no_legal_config(std::string_view kernel);
 
 // forest_costs() of `x` (h's features, in order) on h's forest, remembered per thread: a call
-// with the same heuristic and bit-identical features as that heuristic's last call on this
-// thread reads them back instead of walking the trees again. A model calls a kernel with the same
+// with the same heuristic and bit-identical features as one of that heuristic's last four
+// distinct shapes on this thread reads them back instead of walking the trees again. A model calls a kernel with the same
 // shape step after step (a dense kernel nearly always, a jagged one while its batch sizes repeat),
 // and the walk is most of a forest's selection (PERF.md, Selection speed). Only the costs are
 // kept: legality depends on the call's pointers and is checked on every call. h.uid must be set.
