@@ -34,9 +34,10 @@ void warn_untuned_once(std::string_view kernel, int device_arch, const Heuristic
 
 // forest_costs() of `x` (h's features, in order) on h's forest, remembered per thread: a call
 // with the same heuristic and bit-identical features as one of that heuristic's last four
-// distinct shapes on this thread reads them back instead of walking the trees again. A model calls a kernel with the same
-// shape step after step (a dense kernel nearly always, a jagged one while its batch sizes repeat),
-// and the walk is most of a forest's selection (PERF.md, Selection speed). Only the costs are
+// distinct shapes on this thread reads them back instead of walking the trees again. A model
+// calls a kernel with the same shape step after step (a dense kernel nearly always, a jagged one
+// while its batch sizes repeat), or a few shapes in turn (its layers), and the walk is most of a
+// forest's selection (PERF.md, Selection speed). Only the costs are
 // kept: legality depends on the call's pointers and is checked on every call. h.uid must be set.
 const int64_t* memoized_forest_costs(const KernelHeuristic& h, const heuristics::HeuristicView& view,
                                      const double* x, std::size_t n);
