@@ -355,29 +355,19 @@ void BM_HostDispatchJaggedSumCompiledVaried(benchmark::State& state) {
 BENCHMARK(BM_HostDispatchJaggedSumCompiledVaried);
 
 // The same for causal_trailing_mean, whose heuristic is a forest since session 61 (a tree of
-// tens of nanoseconds before).
-void BM_HostDispatchCausalCompiledVaried(benchmark::State& state) {
+// tens of nanoseconds before). range(0) 0: a new shape each call; N: N of them called in turn, as
+// a model's layers with N (D, cf) pairs would. The per-thread memo keeps a heuristic's last four
+// shapes (session 61; one before), so up to four in turn walk the forest once per shape.
+void BM_HostDispatchCausalCompiled(benchmark::State& state) {
   const auto calls = random_causal_calls();
+  const auto in_turn = static_cast<std::size_t>(state.range(0) == 0 ? calls.size() : state.range(0));
   std::size_t i = 0;
   for (auto _ : state) {
     const auto store = aotune::dispatch::current_store();
-    benchmark::DoNotOptimize(aotune::dispatch::select_causal_trailing_mean(*store, calls[i++ & 1023], 90));
+    benchmark::DoNotOptimize(aotune::dispatch::select_causal_trailing_mean(*store, calls[i++ % in_turn], 90));
   }
 }
-BENCHMARK(BM_HostDispatchCausalCompiledVaried);
-
-// Three of those shapes called in turn, as a model's layers with three (D, cf) pairs would: the
-// per-thread memo keeps a heuristic's last four shapes (session 61; one before), so the forest is
-// walked once per shape instead of on every call.
-void BM_HostDispatchCausalCompiledInTurn(benchmark::State& state) {
-  const auto calls = random_causal_calls();
-  std::size_t i = 0;
-  for (auto _ : state) {
-    const auto store = aotune::dispatch::current_store();
-    benchmark::DoNotOptimize(aotune::dispatch::select_causal_trailing_mean(*store, calls[i++ % 3], 90));
-  }
-}
-BENCHMARK(BM_HostDispatchCausalCompiledInTurn);
+BENCHMARK(BM_HostDispatchCausalCompiled)->Arg(0)->Arg(3);
 
 void BM_FeaturesJaggedSum(benchmark::State& state) {
   for (auto _ : state) {
